@@ -1,0 +1,235 @@
+"""The Vertex client on its own: hosts, the endpoint override, errors, retries and pickling.
+
+Retry behaviour is exercised against a real local HTTP server that answers from a script, so the
+client's real requests/tenacity stack runs end to end. The emulator-backed tests live in
+test_client_emulator.py.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from providers import vertex
+from providers.vertex import RetryPolicy, VertexClient, VertexError
+
+FAST = RetryPolicy(attempts=5, max_seconds=10, initial=0.01, maximum=0.05)
+
+
+@pytest.mark.parametrize(
+    ("name", "host"),
+    [
+        ("projects/p/locations/us-central1/tuningJobs/1", "us-central1-aiplatform.googleapis.com"),
+        ("projects/p/locations/europe-west4/tuningJobs/1", "europe-west4-aiplatform.googleapis.com"),
+        ("projects/p/locations/us/endpoints/9", "aiplatform.us.rep.googleapis.com"),
+        ("projects/p/locations/eu/endpoints/9", "aiplatform.eu.rep.googleapis.com"),
+        ("projects/p/locations/global/publishers/google/models/m", "aiplatform.googleapis.com"),
+        (
+            "projects/1/locations/us-central1/metadataStores/default/contexts/x",
+            "us-central1-aiplatform.googleapis.com",
+        ),
+    ],
+)
+def test_host_follows_the_location_in_the_name(name: str, host: str, monkeypatch) -> None:
+    monkeypatch.delenv(vertex.ENDPOINT_ENV, raising=False)
+    client = VertexClient()
+    assert client.url(name) == f"https://{host}/v1beta1/{name}"
+
+
+def test_serving_host_of_a_tuned_endpoint() -> None:
+    assert vertex.serving_host("projects/p/locations/us/endpoints/1") == "aiplatform.us.rep.googleapis.com"
+    assert vertex.serving_host("projects/p/locations/eu/endpoints/1") == "aiplatform.eu.rep.googleapis.com"
+
+
+def test_bad_names_and_locations_are_refused() -> None:
+    with pytest.raises(ValueError, match="not a Vertex resource name"):
+        vertex.location_of("tuningJobs/1")
+    with pytest.raises(ValueError, match="unknown Vertex location"):
+        vertex.host_for("evil.example.com/x")
+
+
+def test_override_sends_every_host_to_one_base_url(monkeypatch) -> None:
+    monkeypatch.setenv(vertex.ENDPOINT_ENV, "http://127.0.0.1:9999/")
+    client = VertexClient()
+    assert client.url("projects/p/locations/us/endpoints/1", ":generateContent") == (
+        "http://127.0.0.1:9999/v1beta1/projects/p/locations/us/endpoints/1:generateContent"
+    )
+    assert client.url("projects/p/locations/us-central1/tuningJobs/2").startswith(
+        "http://127.0.0.1:9999/v1beta1/"
+    )
+    assert client._auth_headers(client.url("projects/p/locations/us/endpoints/1")) == {}
+
+
+@pytest.mark.parametrize("bad", ["http://10.0.0.5:80", "ftp://127.0.0.1", "127.0.0.1:8080"])
+def test_override_must_be_loopback_http_or_https(bad: str, monkeypatch) -> None:
+    monkeypatch.setenv(vertex.ENDPOINT_ENV, bad)
+    with pytest.raises(ValueError, match=vertex.ENDPOINT_ENV):
+        VertexClient()
+
+
+def test_the_client_refuses_to_be_pickled() -> None:
+    with pytest.raises(TypeError, match="never pickle"):
+        pickle.dumps(VertexClient(endpoint="http://127.0.0.1:1"))
+
+
+def test_html_page_becomes_one_line() -> None:
+    page = (
+        "<!DOCTYPE html>\n<html lang=en>\n  <meta charset=utf-8>\n  <title>Error 404 (Not Found)!!1</title>\n"
+        "  <style>*{margin:0;padding:0}</style>\n  <a href=//www.google.com/><span id=logo></span></a>\n"
+        "  <p><b>404.</b> <ins>That&#39;s an error.</ins>\n  <p>The requested URL <code>/v1beta1/x</code> "
+        "was not found on this server.  <ins>That&#39;s all we know.</ins>\n"
+    )
+    line = vertex.one_line(page)
+    assert "\n" not in line and "<" not in line
+    assert line.startswith("Error 404 (Not Found)!!1: 404. That's an error.")
+    assert "/v1beta1/x was not found" in line
+
+
+# --------------------------------------------------------------------------- scripted server
+
+
+class Script:
+    """Statuses to answer in order (then 200 {"ok": true}); records what arrived."""
+
+    def __init__(self, steps: list[tuple[int, dict[str, str], str]]) -> None:
+        self.steps = steps
+        self.seen: list[tuple[str, str, float]] = []
+        self.lock = threading.Lock()
+
+
+@pytest.fixture
+def scripted() -> Iterator[tuple[str, Script]]:
+    script = Script([])
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            if length:
+                self.rfile.read(length)
+            with script.lock:
+                script.seen.append((self.command, self.path, time.monotonic()))
+                step = script.steps.pop(0) if script.steps else (200, {}, '{"ok": true}')
+            status, headers, body = step
+            data = body.encode()
+            self.send_response(status)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_DELETE = _answer
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", script
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def google_error(code: int, status: str, message: str) -> str:
+    return json.dumps({"error": {"code": code, "message": message, "status": status}})
+
+
+JOB = "projects/p/locations/us-central1/tuningJobs/7"
+
+
+def test_transient_statuses_are_retried_until_success(scripted) -> None:
+    url, script = scripted
+    script.steps = [
+        (503, {}, google_error(503, "UNAVAILABLE", "try later")),
+        (429, {"Retry-After": "0"}, google_error(429, "RESOURCE_EXHAUSTED", "slow down")),
+        (500, {}, google_error(500, "INTERNAL", "oops")),
+        (502, {}, "<html><title>502 Bad Gateway</title></html>"),
+        (200, {}, '{"name": "x"}'),
+    ]
+    notes: list[str] = []
+    client = VertexClient(endpoint=url, retry=FAST, on_retry=notes.append)
+    assert client.get_tuning_job(JOB) == {"name": "x"}
+    assert len(script.seen) == 5 and client.calls == 5
+    assert len(notes) == 4 and "503" in notes[0]
+
+
+def test_retry_after_is_honoured(scripted) -> None:
+    url, script = scripted
+    script.steps = [(429, {"Retry-After": "0.3"}, google_error(429, "RESOURCE_EXHAUSTED", "quota"))]
+    VertexClient(endpoint=url, retry=FAST).get_tuning_job(JOB)
+    (_, _, first), (_, _, second) = script.seen
+    assert second - first >= 0.3
+
+
+def test_retries_are_bounded_in_attempts(scripted) -> None:
+    url, script = scripted
+    script.steps = [(503, {}, google_error(503, "UNAVAILABLE", "down"))] * 10
+    with pytest.raises(VertexError) as info:
+        VertexClient(endpoint=url, retry=FAST).get_tuning_job(JOB)
+    assert info.value.status == 503 and len(script.seen) == FAST.attempts
+
+
+def test_retries_are_bounded_in_time(scripted) -> None:
+    url, script = scripted
+    script.steps = [(503, {"Retry-After": "0.2"}, "{}")] * 50
+    policy = RetryPolicy(attempts=50, max_seconds=0.5, initial=0.01, maximum=0.05)
+    with pytest.raises(VertexError):
+        VertexClient(endpoint=url, retry=policy).get_tuning_job(JOB)
+    assert 2 <= len(script.seen) < 10
+
+
+def test_create_is_never_retried(scripted) -> None:
+    url, script = scripted
+    script.steps = [(503, {}, google_error(503, "UNAVAILABLE", "maybe created"))]
+    with pytest.raises(VertexError) as info:
+        VertexClient(endpoint=url, retry=FAST).create_tuning_job("projects/p/locations/us-central1", {})
+    assert info.value.status == 503 and len(script.seen) == 1
+
+
+def test_client_errors_are_not_retried_and_carry_everything(scripted) -> None:
+    url, script = scripted
+    script.steps = [(400, {}, google_error(400, "INVALID_ARGUMENT", "batchSize must be positive"))]
+    with pytest.raises(VertexError) as info:
+        VertexClient(endpoint=url, retry=FAST).validate_reward("projects/p/locations/us-central1", {})
+    err = info.value
+    assert (err.status, err.reason, err.message, err.method) == (
+        400,
+        "INVALID_ARGUMENT",
+        "batchSize must be positive",
+        "POST",
+    )
+    assert (
+        err.path == "/v1beta1/projects/p/locations/us-central1/tuningJobs:validateReinforcementTuningReward"
+    )
+    assert len(script.seen) == 1
+    assert str(err).startswith("POST /v1beta1/projects/p/locations/us-central1/tuningJobs:validate")
+
+
+def test_connection_errors_are_retried_then_raised() -> None:
+    client = VertexClient(
+        endpoint="http://127.0.0.1:9", retry=RetryPolicy(attempts=3, initial=0.01, maximum=0.01)
+    )
+    with pytest.raises(vertex.requests.ConnectionError):
+        client.get_tuning_job(JOB)
+    assert client.calls == 3
+
+
+def test_batch_read_sends_at_most_twenty_series_a_call(scripted) -> None:
+    url, script = scripted
+    client = VertexClient(endpoint=url, retry=FAST)
+    names = [
+        f"projects/p/locations/us-central1/tensorboards/1/experiments/e/runs/r/timeSeries/{i}"
+        for i in range(45)
+    ]
+    client.batch_read("projects/p/locations/us-central1/tensorboards/1", names)
+    counts = [path.count("timeSeries=") for _, path, _ in script.seen]
+    assert counts == [20, 20, 5]
