@@ -1,11 +1,69 @@
-"""The tunifolk Pulumi program: reads the stack config and composes the components.
-
-The components (dataset bucket, scorer service, tuning job pipeline) land with the infrastructure
-issue; until then this program only exports the stack's region so `pulumi preview` has something
-honest to show.
-"""
+"""The tunifolk Pulumi program: read the stack config, build the components, export the outputs."""
 
 import pulumi
+import pulumi_gcp as gcp
 
-config = pulumi.Config()
-pulumi.export("region", config.get("region") or "us-central1")
+from components import config
+from components.apis import EnabledApis
+from components.dataset import TuningDataset, TuningDatasetArgs
+from components.pipeline import TuningPipeline, TuningPipelineArgs, load_validation_example
+from components.scorer import RewardScorer, RewardScorerArgs
+
+cfg = config.load()
+project = gcp.organizations.get_project_output(project_id=cfg.project)
+apis = EnabledApis("apis", cfg.project) if cfg.enable_apis else None
+after_apis = pulumi.ResourceOptions(depends_on=apis.services if apis else [])
+
+dataset = TuningDataset(
+    "dataset",
+    TuningDatasetArgs(
+        location=cfg.region,
+        train_path=cfg.dataset.train,
+        validation_path=cfg.dataset.validation,
+        prefix=cfg.dataset.prefix,
+        force_destroy=cfg.force_destroy_bucket,
+        labels=cfg.labels,
+    ),
+    opts=after_apis,
+)
+scorer = (
+    RewardScorer(
+        "scorer",
+        RewardScorerArgs(
+            project=cfg.project,
+            region=cfg.region,
+            project_number=project.number,
+            config=cfg.scorer,
+            labels=cfg.labels,
+        ),
+        opts=after_apis,
+    )
+    if cfg.scorer
+    else None
+)
+pipeline = TuningPipeline(
+    "rlft",
+    TuningPipelineArgs(
+        config=cfg,
+        dataset=dataset,
+        scorer=scorer,
+        validation_example=load_validation_example(cfg.validation_example),
+    ),
+    opts=after_apis,
+)
+job = pipeline.job
+
+pulumi.export("bucket", dataset.bucket.name)
+pulumi.export("train_uri", dataset.train_uri)
+pulumi.export("validation_uri", dataset.validation_uri)
+pulumi.export("example_count", dataset.example_count)
+pulumi.export("scorer_uri", scorer.uri if scorer else None)
+pulumi.export("job", job.name)
+pulumi.export("state", job.state)
+pulumi.export("endpoint", job.endpoint)
+pulumi.export("serving_host", job.serving_host)
+pulumi.export("checkpoints", job.checkpoints)
+pulumi.export("best_checkpoint", job.best_checkpoint)
+pulumi.export("total_steps", job.total_steps)
+pulumi.export("completed_steps", job.completed_steps)
+pulumi.export("console_url", job.console_url)

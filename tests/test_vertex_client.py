@@ -100,6 +100,7 @@ class Script:
     def __init__(self, steps: list[tuple[int, dict[str, str], str]]) -> None:
         self.steps = steps
         self.seen: list[tuple[str, str, float]] = []
+        self.bodies: list[tuple[str, str, object]] = []
         self.lock = threading.Lock()
 
 
@@ -110,9 +111,10 @@ def scripted() -> Iterator[tuple[str, Script]]:
     class Handler(BaseHTTPRequestHandler):
         def _answer(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
-            if length:
-                self.rfile.read(length)
+            raw = self.rfile.read(length) if length else b""
             with script.lock:
+                if raw:
+                    script.bodies.append((self.command, self.path, json.loads(raw)))
                 script.seen.append((self.command, self.path, time.monotonic()))
                 step = script.steps.pop(0) if script.steps else (200, {}, '{"ok": true}')
             status, headers, body = step
@@ -233,3 +235,36 @@ def test_batch_read_sends_at_most_twenty_series_a_call(scripted) -> None:
     client.batch_read("projects/p/locations/us-central1/tensorboards/1", names)
     counts = [path.count("timeSeries=") for _, path, _ in script.seen]
     assert counts == [20, 20, 5]
+
+
+SCHEMA_BY_SUFFIX = {
+    "/tuningJobs": "TuningJob",
+    ":cancel": "CancelTuningJobRequest",
+    ":validateReinforcementTuningReward": "ValidateReinforcementTuningRewardRequest",
+    ":generateContent": "GenerateContentRequest",
+    ":undeployModel": "UndeployModelRequest",
+}
+
+
+def test_every_body_the_client_sends_matches_the_discovery_document(scripted) -> None:
+    """Bodies built by spec.py go out through each client method and are checked as they arrived."""
+    from discovery import validate
+    from jobs import inputs
+    from providers import spec
+
+    url, script = scripted
+    props = spec.check_inputs(inputs("https://scorer-abc.a.run.app")).inputs
+    client = VertexClient(endpoint=url, retry=FAST)
+    parent = "projects/p/locations/us-central1"
+    client.create_tuning_job(parent, spec.build_tuning_job(props))
+    client.cancel_tuning_job(JOB)
+    client.validate_reward(parent, spec.build_validate_request(props))
+    client.judge_available("p", "us-central1", "gemini-2.5-pro")
+    client.generate_content(
+        "projects/p/locations/us/endpoints/5", {"contents": [{"role": "user", "parts": [{"text": "x"}]}]}
+    )
+    client.undeploy_model("projects/p/locations/us/endpoints/5", "123")
+    assert len(script.bodies) == 6
+    for _, path, body in script.bodies:
+        suffix = next(s for s in SCHEMA_BY_SUFFIX if path.split("?")[0].endswith(s))
+        validate(SCHEMA_BY_SUFFIX[suffix], body)

@@ -1,0 +1,102 @@
+"""TuningDataset: the private bucket that holds the tuning JSONL, and the uploaded files.
+
+Object names carry a digest of the file's bytes, so a changed dataset is a new object and a new
+`gs://` URI — which the tuning job treats as a change of spec, i.e. a deliberate replacement, never
+a silent swap of the data under a running job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pulumi
+import pulumi_gcp as gcp
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def local_file(path: str) -> Path:
+    """A dataset path from config, relative to the project root."""
+    resolved = Path(path) if Path(path).is_absolute() else ROOT / path
+    if not resolved.is_file():
+        raise FileNotFoundError(f"dataset file {path} not found (looked at {resolved})")
+    return resolved
+
+
+def count_examples(path: Path) -> int:
+    """Examples in a JSONL file: its non-blank lines, counted at program time."""
+    with path.open(encoding="utf-8") as f:
+        return sum(1 for line in f if line.strip())
+
+
+def object_name(prefix: str, split: str, path: Path) -> str:
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    return f"{prefix}/{split}-{digest}.jsonl" if prefix else f"{split}-{digest}.jsonl"
+
+
+@dataclass
+class TuningDatasetArgs:
+    location: str
+    train_path: str
+    validation_path: str | None = None
+    prefix: str = "rlft/v1"
+    force_destroy: bool = False
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+class TuningDataset(pulumi.ComponentResource):
+    """A uniform-access, never-public, versioned bucket with the train and validation JSONL."""
+
+    bucket: gcp.storage.Bucket
+    train_uri: pulumi.Output[str]
+    validation_uri: pulumi.Output[str] | None
+    example_count: int
+    validation_count: int | None
+
+    def __init__(
+        self, name: str, args: TuningDatasetArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("tunifolk:data:TuningDataset", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.bucket = gcp.storage.Bucket(
+            f"{name}-bucket",
+            location=args.location,
+            uniform_bucket_level_access=True,
+            public_access_prevention="enforced",
+            versioning={"enabled": True},
+            force_destroy=args.force_destroy,
+            labels=args.labels,
+            opts=child,
+        )
+        train = local_file(args.train_path)
+        self.example_count = count_examples(train)
+        self.train_uri = self._upload(name, "train", train, args.prefix, child)
+        self.validation_uri = None
+        self.validation_count = None
+        if args.validation_path:
+            validation = local_file(args.validation_path)
+            self.validation_count = count_examples(validation)
+            self.validation_uri = self._upload(name, "validation", validation, args.prefix, child)
+        self.register_outputs(
+            {
+                "bucket": self.bucket.name,
+                "train_uri": self.train_uri,
+                "validation_uri": self.validation_uri,
+                "example_count": self.example_count,
+            }
+        )
+
+    def _upload(
+        self, name: str, split: str, path: Path, prefix: str, opts: pulumi.ResourceOptions
+    ) -> pulumi.Output[str]:
+        obj = gcp.storage.BucketObject(
+            f"{name}-{split}",
+            bucket=self.bucket.name,
+            name=object_name(prefix, split, path),
+            source=pulumi.FileAsset(str(path)),
+            content_type="application/jsonl",
+            opts=opts,
+        )
+        return pulumi.Output.concat("gs://", self.bucket.name, "/", obj.output_name)

@@ -1,0 +1,89 @@
+"""RewardScorer: the private Cloud Run reward service and the one grant that lets Vertex call it.
+
+The service runs as its own service account with no roles (it reads nothing), stays private, and
+only the Vertex tuning agent `service-{PROJECT_NUMBER}@gcp-sa-vertex-tune.iam.gserviceaccount.com`
+gets `roles/run.invoker` on it. Deletion protection is off from creation: Cloud Run v2 defaults it on,
+and because the flag is read from state, `pulumi destroy` would otherwise fail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_gcp as gcp
+
+from providers.stack import ScorerConfig
+
+INVOKER_ROLE = "roles/run.invoker"
+
+
+def tuning_agent(project_number: pulumi.Input[str]) -> pulumi.Output[str]:
+    """The IAM member of Vertex's secure fine-tuning service agent: the caller of Cloud Run rewards."""
+    return pulumi.Output.concat(
+        "serviceAccount:service-", project_number, "@gcp-sa-vertex-tune.iam.gserviceaccount.com"
+    )
+
+
+@dataclass
+class RewardScorerArgs:
+    project: str
+    region: str
+    project_number: pulumi.Input[str]
+    config: ScorerConfig
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+class RewardScorer(pulumi.ComponentResource):
+    """Cloud Run service + dedicated service account + the tuning agent's invoker grant."""
+
+    service_account: gcp.serviceaccount.Account
+    service: gcp.cloudrunv2.Service
+    invoker: gcp.cloudrunv2.ServiceIamMember
+    uri: pulumi.Output[str]
+
+    def __init__(self, name: str, args: RewardScorerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("tunifolk:scorer:RewardScorer", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        cfg = args.config
+        self.service_account = gcp.serviceaccount.Account(
+            f"{name}-sa",
+            project=args.project,
+            account_id="tunifolk-scorer",
+            display_name="tunifolk reward scorer (no roles)",
+            opts=child,
+        )
+        self.service = gcp.cloudrunv2.Service(
+            name,
+            project=args.project,
+            location=args.region,
+            deletion_protection=False,
+            ingress="INGRESS_TRAFFIC_ALL",
+            labels=args.labels,
+            template={
+                "service_account": self.service_account.email,
+                "max_instance_request_concurrency": cfg.concurrency,
+                "timeout": f"{cfg.timeout_seconds}s",
+                "scaling": {"min_instance_count": cfg.min_instances, "max_instance_count": cfg.max_instances},
+                "containers": [
+                    {
+                        "image": cfg.image,
+                        "ports": {"container_port": 8080},
+                        "resources": {"limits": {"cpu": cfg.cpu, "memory": cfg.memory}, "cpu_idle": True},
+                        "startup_probe": {"http_get": {"path": "/healthz"}},
+                    }
+                ],
+            },
+            opts=child,
+        )
+        self.invoker = gcp.cloudrunv2.ServiceIamMember(
+            f"{name}-vertex-invoker",
+            project=args.project,
+            location=args.region,
+            name=self.service.name,
+            role=INVOKER_ROLE,
+            member=tuning_agent(args.project_number),
+            opts=child,
+        )
+        self.uri = self.service.uri
+        self.register_outputs({"uri": self.uri, "service": self.service.name, "invoker": self.invoker.member})

@@ -1,0 +1,307 @@
+"""Reward computation: real HTTP calls to Cloud Run scorers, a stand-in judge, and the small scorers.
+
+Used both by `tuningJobs:validateReinforcementTuningReward` and by every training step. The rules
+follow the service as documented and as the seed observed:
+- Cloud Run: one POST per (example, response) with `{"example", "response", "metadata"}` and a
+  bearer token; any transport error or non-200 is retried after 2, 4, 8, 16, 32 s (times
+  `backoff_scale`), then the reward is NaN (an RPC error). A 200 without a numeric `reward` is an
+  invalid response: NaN, not retried.
+- Autorater: `autoraterConfig.autoraterModel` missing → "Missing autorater model in the
+  autorater_config" and NaN; a bare model name → an internal error for that reward; a judge that
+  is not available in its region → NOT_FOUND. The judge itself is `policy.judge_score`, no LLM.
+- Every reward is clipped to [-1, 1]; the clip is counted for the clipping-ratio metric.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import random
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import orjson
+
+from . import policy, protojson
+
+BACKOFF_S = (2.0, 4.0, 8.0, 16.0, 32.0)
+PUBLISHER_MODEL = re.compile(r"^projects/([^/]+)/locations/([^/]+)/publishers/([^/]+)/models/([^/]+)$")
+ENDPOINT_MODEL = re.compile(r"^projects/([^/]+)/locations/([^/]+)/endpoints/([^/]+)$")
+
+# google.rpc.Code values used in errorStatus.
+INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, INTERNAL, UNAVAILABLE = 3, 5, 7, 13, 14
+
+
+@dataclass
+class Outcome:
+    """The result of one reward invocation, with what the metrics need to know about it."""
+
+    reward: float
+    aux: str | None = None
+    error: tuple[int, str] | None = None
+    rpc_error: bool = False
+    invalid: bool = False
+    clipped: bool = False
+    code_failure: bool = False
+    latency_s: float = 0.0
+
+    @property
+    def errored(self) -> bool:
+        return math.isnan(self.reward)
+
+
+@dataclass
+class RewardSettings:
+    """Command-line knobs for reward calls."""
+
+    backoff_scale: float = 0.01
+    timeout_s: float = 30.0
+    judges: dict[str, set[str]] = field(default_factory=dict)
+    token: str = "emulator-fake-token"
+
+
+def kind_of(cfg: dict[str, Any]) -> str:
+    for key, kind in (
+        ("cloudRunRewardScorer", "cloud_run"),
+        ("autoraterScorer", "autorater"),
+        ("codeExecutionRewardScorer", "code_execution"),
+        ("stringMatchRewardScorer", "string_match"),
+    ):
+        if key in cfg:
+            return kind
+    return "unknown"
+
+
+def response_text(content: dict[str, Any]) -> str:
+    """The non-thought text of a Content: what a poem reward should judge."""
+    parts = content.get("parts") or []
+    return "".join(p.get("text", "") for p in parts if isinstance(p, dict) and not p.get("thought"))
+
+
+def parse_response(cfg: dict[str, Any], content: dict[str, Any]) -> dict[str, Any]:
+    """Stage 1 of a reward: IDENTITY passes the Content on; REGEX_EXTRACT keeps the last match."""
+    parse = cfg.get("parseResponseConfig") or {}
+    if parse.get("parseType") != "REGEX_EXTRACT":
+        return content
+    rx = re.compile(parse.get("regexExtractExpression", ""), re.S)
+    matches = list(rx.finditer(response_text(content)))
+    text = ""
+    if matches:
+        m = matches[-1]
+        text = m.group(1) if rx.groups else m.group(0)
+    return {"role": content.get("role", "model"), "parts": [{"text": text}]}
+
+
+def substitute(expression: str, example: dict[str, Any]) -> str:
+    refs = example.get("references") or {}
+    return re.sub(
+        r"\{\{\s*references\.([A-Za-z0-9_]+)\s*\}\}", lambda m: str(refs.get(m.group(1), "")), expression
+    )
+
+
+class RewardCaller:
+    """Computes rewards; holds the shared HTTP client and records every outgoing reward call."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        settings: RewardSettings,
+        record: Callable[[dict[str, Any]], None],
+    ) -> None:
+        self.client = client
+        self.settings = settings
+        self.record = record
+
+    async def score(
+        self,
+        cfg: dict[str, Any],
+        example: dict[str, Any],
+        content: dict[str, Any],
+        metadata: dict[str, Any],
+        location: str,
+        fail_rng: random.Random | None = None,
+        fail_rate: float = 0.0,
+    ) -> Outcome:
+        """Run one reward on one response; never raises (errors become NaN outcomes)."""
+        t0 = time.perf_counter()
+        parsed = parse_response(cfg, content)
+        kind = kind_of(cfg)
+        try:
+            if kind == "cloud_run":
+                forced_failure = fail_rng is not None and fail_rng.random() < fail_rate
+                out = await self._cloud_run(cfg, example, parsed, metadata, forced_failure)
+            elif kind == "autorater":
+                out = self._autorater(cfg, example, parsed, location)
+            elif kind == "string_match":
+                out = self._string_match(cfg, example, parsed)
+            elif kind == "code_execution":
+                out = await self._code_execution(cfg, example, parsed)
+            else:
+                out = Outcome(math.nan, error=(INVALID_ARGUMENT, "No reward scorer configured"))
+        except Exception as e:  # a bug in a scorer must not take the server down
+            out = Outcome(math.nan, error=(INTERNAL, f"Internal error occurred for computing reward: {e}"))
+        if not math.isnan(out.reward) and abs(out.reward) > 1.0:
+            out.reward = max(-1.0, min(1.0, out.reward))
+            out.clipped = True
+        out.latency_s = time.perf_counter() - t0
+        return out
+
+    async def _cloud_run(
+        self,
+        cfg: dict[str, Any],
+        example: dict[str, Any],
+        parsed: dict[str, Any],
+        metadata: dict[str, Any],
+        forced_failure: bool,
+    ) -> Outcome:
+        uri = cfg["cloudRunRewardScorer"]["cloudRunUri"]
+        body = {"example": example, "response": parsed, "metadata": metadata}
+        payload = orjson.dumps(body)
+        headers = {"Authorization": f"Bearer {self.settings.token}", "Content-Type": "application/json"}
+        last = "no attempt"
+        for attempt in range(len(BACKOFF_S) + 1):
+            if attempt:
+                await asyncio.sleep(BACKOFF_S[attempt - 1] * self.settings.backoff_scale)
+            entry: dict[str, Any] = {
+                "uri": uri,
+                "attempt": attempt + 1,
+                "authorization": headers["Authorization"],
+                "body": body,
+            }
+            if forced_failure:
+                last = "injected failure (--reward-fail-rate)"
+                entry["status"] = None
+                entry["error"] = last
+                self.record(entry)
+                continue
+            try:
+                r = await self.client.post(
+                    uri, content=payload, headers=headers, timeout=self.settings.timeout_s
+                )
+            except httpx.HTTPError as e:
+                last = f"{type(e).__name__}: {e}"
+                entry["status"] = None
+                entry["error"] = last
+                self.record(entry)
+                continue
+            entry["status"] = r.status_code
+            self.record(entry)
+            if r.status_code != 200:
+                last = f"HTTP {r.status_code}"
+                continue
+            try:
+                data = r.json()
+            except (json.JSONDecodeError, ValueError):
+                data = None
+            reward = protojson.parse_float(data.get("reward")) if isinstance(data, dict) else None
+            if reward is None or math.isnan(reward):
+                return Outcome(
+                    math.nan,
+                    invalid=True,
+                    error=(INVALID_ARGUMENT, f"Invalid response from the Cloud Run reward service {uri}"),
+                )
+            aux = data.get("user_requested_aux_info")
+            return Outcome(reward, aux=aux if isinstance(aux, str) else None)
+        if last in ("HTTP 401", "HTTP 403"):  # Cloud Run's answer to a caller without run.invoker
+            return Outcome(
+                math.nan,
+                rpc_error=True,
+                error=(
+                    PERMISSION_DENIED,
+                    f"Permission denied calling the Cloud Run reward service {uri} ({last}): the tuning "
+                    "service agent needs roles/run.invoker on it",
+                ),
+            )
+        return Outcome(
+            math.nan,
+            rpc_error=True,
+            error=(UNAVAILABLE, f"Failed to call the Cloud Run reward service {uri} after retries: {last}"),
+        )
+
+    def _autorater(
+        self, cfg: dict[str, Any], example: dict[str, Any], parsed: dict[str, Any], location: str
+    ) -> Outcome:
+        scorer = cfg["autoraterScorer"]
+        conf = scorer.get("autoraterConfig") or {}
+        model = conf.get("autoraterModel")
+        if not model:
+            return Outcome(
+                math.nan, error=(INVALID_ARGUMENT, "Missing autorater model in the autorater_config")
+            )
+        m = PUBLISHER_MODEL.match(model)
+        if not m and not ENDPOINT_MODEL.match(model):
+            return Outcome(
+                math.nan, rpc_error=True, error=(INTERNAL, "Internal error occurred for computing reward")
+            )
+        if m:
+            region, name = m.group(2), m.group(4)
+            if name not in self.settings.judges.get(region, set()):
+                return Outcome(
+                    math.nan,
+                    rpc_error=True,
+                    error=(
+                        NOT_FOUND,
+                        f"Publisher Model `{model}` was not found "
+                        "or your project does not have access to it.",
+                    ),
+                )
+        text = response_text(parsed)
+        n = max(1, min(32, int(conf.get("samplingCount") or 4)))
+        score = sum(policy.judge_score(text, salt=i) for i in range(n)) / n
+        if "exactMatchScorer" in scorer:
+            em = scorer["exactMatchScorer"]
+            verdict = "Yes" if score > 0 else "No"
+            ok = verdict == substitute(em.get("expression", ""), example).strip()
+            reward = protojson.parse_float(em.get("correctAnswerReward" if ok else "wrongAnswerReward", 0.0))
+            return Outcome(reward if reward is not None else 0.0)
+        return Outcome(score)
+
+    def _string_match(self, cfg: dict[str, Any], example: dict[str, Any], parsed: dict[str, Any]) -> Outcome:
+        sm = cfg["stringMatchRewardScorer"]
+        target = response_text(parsed)
+        expr = sm.get("stringMatchExpression")
+        if "jsonMatchExpression" in sm:
+            jm = sm["jsonMatchExpression"]
+            try:
+                doc = json.loads(target)
+            except json.JSONDecodeError:
+                doc = None
+            target = str(doc.get(jm.get("keyName", ""), "")) if isinstance(doc, dict) else ""
+            expr = jm.get("valueStringMatchExpression")
+        expr = expr or {}
+        op = expr.get("matchOperation", "MATCH_OPERATION_UNSPECIFIED")
+        expression = substitute(expr.get("expression", ""), example)
+        if op == "REGEX_CONTAINS":
+            ok = re.search(expression, target) is not None
+        elif op == "PARTIAL_MATCH":
+            ok = expression in target
+        elif op == "EXACT_MATCH":
+            ok = expression == target
+        else:
+            return Outcome(math.nan, error=(INVALID_ARGUMENT, "match_operation must be specified"))
+        value = protojson.parse_float(sm.get("correctAnswerReward" if ok else "wrongAnswerReward", 0.0))
+        return Outcome(value if value is not None else 0.0)
+
+    async def _code_execution(
+        self, cfg: dict[str, Any], example: dict[str, Any], parsed: dict[str, Any]
+    ) -> Outcome:
+        """Runs `evaluate(example, response)` in-process (NOT a sandbox: the emulator is local-only)."""
+        snippet = cfg["codeExecutionRewardScorer"].get("pythonCodeSnippet", "")
+
+        def run() -> float:
+            ns: dict[str, Any] = {}
+            exec(snippet, ns)
+            return float(ns["evaluate"](example, parsed))
+
+        try:
+            value = await asyncio.wait_for(asyncio.to_thread(run), timeout=5.0)
+        except Exception as e:
+            return Outcome(
+                math.nan, code_failure=True, error=(INVALID_ARGUMENT, f"Code execution failed: {e!r}")
+            )
+        return Outcome(value)

@@ -1,0 +1,242 @@
+"""Operations on RLFT tuning jobs shared by the Pulumi provider and the operator CLI.
+
+`pulumi up` and `tunifolk launch` must behave alike: probe the judges, validate the reward, refuse
+on any problem, then create-or-adopt by the `tunifolk-spec` label. Keeping those steps here, as
+plain functions over a `VertexClient`, means the two can never drift apart. Progress goes through
+`say` (stderr), which Pulumi shows as diagnostics and the CLI prints as it is.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from providers import metrics as job_metrics
+from providers import spec
+from providers.vertex import VertexClient, VertexError
+
+LIVE_STATES = frozenset({"JOB_STATE_PENDING", "JOB_STATE_QUEUED", "JOB_STATE_RUNNING"})
+JUDGE_CANDIDATES = ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-3-pro-preview", "gemini-3.1-pro-preview")
+
+
+def say(message: str) -> None:
+    """A progress line on stderr (the engine shows a dynamic provider's stderr as diagnostics)."""
+    print(f"tunifolk: {message}", file=sys.stderr, flush=True)
+
+
+def parent_of(inputs: dict[str, Any]) -> str:
+    return f"projects/{inputs['project']}/locations/{inputs['location']}"
+
+
+def judge_problems(client: VertexClient, inputs: dict[str, Any]) -> list[str]:
+    """Each autorater judge must answer generateContent in the tuning region (availability differs per
+    project and region). One line per judge that 404s, naming the judges that do answer there."""
+    project, location = inputs["project"], inputs["location"]
+    problems = []
+    answering: list[str] | None = None
+    for i, reward in enumerate(inputs.get("rewards") or []):
+        judge = (reward.get("autorater") or {}).get("model")
+        if not judge or client.judge_available(
+            project, location, spec.expand_model(judge, project, location)
+        ):
+            continue
+        if answering is None:
+            answering = [m for m in JUDGE_CANDIDATES if client.judge_available(project, location, m)]
+        problems.append(
+            f"rewards[{i}].autorater.model: judge {judge!r} is not available in {location} for project "
+            f"{project} (generateContent answered 404). Judges that answer there: "
+            f"{', '.join(answering) or 'none of ' + ', '.join(JUDGE_CANDIDATES)}."
+        )
+    return problems
+
+
+def validate_once(client: VertexClient, inputs: dict[str, Any]) -> tuple[dict[str, Any], list[spec.Problem]]:
+    """Dry-run the reward with `validation_example` and the job's own reward config."""
+    names = spec.reward_names(inputs)
+    try:
+        response = client.validate_reward(parent_of(inputs), spec.build_validate_request(inputs))
+    except VertexError as exc:
+        if not exc.permission_denied:
+            raise
+        return {}, [spec.Problem(None, str(exc), code=7)]
+    return response, spec.validation_problems(response, names)
+
+
+def validate_until_granted(
+    client: VertexClient, inputs: dict[str, Any], retry_seconds: float, interval: float
+) -> dict[str, Any]:
+    """Validate; refuse (ValueError) unless `validation_problems` is empty. A permission error is
+    retried for `retry_seconds`: a fresh run.invoker grant takes minutes to apply."""
+    deadline = time.monotonic() + retry_seconds
+    while True:
+        response, problems = validate_once(client, inputs)
+        if not problems:
+            return validation_summary(response, spec.reward_names(inputs))
+        if any(p.is_permission_error for p in problems) and time.monotonic() < deadline:
+            say(
+                "reward validation hit a permission error (a fresh run.invoker grant can take minutes "
+                f"to apply); retrying in {interval:.0f}s"
+            )
+            time.sleep(interval)
+            continue
+        lines = "\n".join(f"  - {p}" for p in problems)
+        raise ValueError(f"reward validation failed; no tuning job was created:\n{lines}")
+
+
+def validation_summary(response: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """`{overall_reward, rewards: {name: reward}}`; an entry without `reward` is 0.0 (ProtoJSON)."""
+    details = response.get("rewardInfoDetails") or {}
+    rewards = {n: float((details.get(n) or {}).get("reward", 0.0)) for n in names if n in details}
+    if not rewards and len(names) == 1:
+        rewards = {names[0]: float(response.get("overallReward", 0.0))}
+    return {"overall_reward": float(response.get("overallReward", 0.0)), "rewards": rewards}
+
+
+def create_or_adopt(client: VertexClient, inputs: dict[str, Any], attempts: int = 3) -> dict[str, Any]:
+    """Create the job, or adopt the live one carrying the same spec label. The create call is never
+    retried blindly: after an ambiguous failure (5xx, 429, connection), the label is looked up first."""
+    parent = parent_of(inputs)
+    body = spec.build_tuning_job(inputs)
+    label = body["labels"][spec.SPEC_LABEL]
+    for attempt in range(1, attempts + 1):
+        adopted = adoptable(client, parent, label)
+        if adopted is not None:
+            say(f"adopting {adopted['name']} ({adopted.get('state')}): same spec {label}")
+            return adopted
+        try:
+            return client.create_tuning_job(parent, body)
+        except VertexError as exc:
+            if exc.status < 500 and exc.status != 429:
+                raise
+            say(f"create was ambiguous ({exc}); looking for the job by its label (attempt {attempt})")
+        except OSError as exc:  # connection reset or timeout: the job may exist
+            say(f"create was ambiguous ({exc}); looking for the job by its label (attempt {attempt})")
+    adopted = adoptable(client, parent, label)
+    if adopted is not None:
+        return adopted
+    raise RuntimeError(
+        f"could not create the tuning job after {attempts} attempts and none carries "
+        f'labels.{spec.SPEC_LABEL}="{label}"; nothing was created'
+    )
+
+
+def adoptable(client: VertexClient, parent: str, label: str) -> dict[str, Any] | None:
+    """A job with this spec label that is live, or SUCCEEDED with its tuned endpoint still present;
+    never a FAILED or CANCELLED one."""
+    for job in client.find_jobs_by_label(parent, spec.SPEC_LABEL, label):
+        state = job.get("state")
+        if state in LIVE_STATES:
+            return job
+        endpoint = (job.get("tunedModel") or {}).get("endpoint")
+        if state == "JOB_STATE_SUCCEEDED" and endpoint and _exists(client.get_endpoint, endpoint):
+            return job
+    return None
+
+
+def _exists(get: Callable[[str], Any], name: str) -> bool:
+    try:
+        get(name)
+    except VertexError as exc:
+        if exc.not_found:
+            return False
+        raise
+    return True
+
+
+def try_metrics(client: VertexClient, job: dict[str, Any]) -> job_metrics.Metrics | None:
+    """Metrics are a view, not a source of truth: a missing or unreadable experiment is no error."""
+    experiment = job.get("experiment")
+    if not experiment:
+        return None
+    try:
+        return job_metrics.read_metrics(client, experiment)
+    except VertexError as exc:
+        say(f"metrics unavailable ({exc})")
+        return None
+
+
+def total_steps(inputs: dict[str, Any], job: dict[str, Any]) -> int | None:
+    """From the job's data stats when present, else exampleCount // batchSize × epochCount."""
+    stats = (job.get("tuningDataStats") or {}).get("reinforcementTuningDataStats") or {}
+    if stats.get("tuningStepCount"):
+        return int(stats["tuningStepCount"])
+    count = stats.get("tuningDatasetExampleCount") or inputs.get("training_example_count")
+    hp = inputs.get("hyper_parameters")
+    if not hp:
+        hp = _hyper_parameters_of(job)
+    return spec.total_steps(hp, int(count) if count else None)
+
+
+def _hyper_parameters_of(job: dict[str, Any]) -> dict[str, Any]:
+    """The job's own hyperparameters in snake_case (for a job read without our inputs)."""
+    hp = (job.get("reinforcementTuningSpec") or {}).get("hyperParameters") or {}
+    keys = {"batchSize": "batch_size", "epochCount": "epoch_count", "stepCount": "step_count"}
+    return {snake: int(hp[camel]) for camel, snake in keys.items() if camel in hp}
+
+
+def live_step(job: dict[str, Any], metrics: job_metrics.Metrics | None) -> int:
+    """The step in flight: the last logged step + 1 while running (steps count from 1)."""
+    done = job_metrics.completed_steps(job, metrics)
+    return done + 1 if job.get("state") == "JOB_STATE_RUNNING" else done
+
+
+def progress_line(job: dict[str, Any], metrics: job_metrics.Metrics | None, total: int | None) -> str:
+    reward = metrics.latest("/train_mean_reward") if metrics else None
+    reward_text = f", train reward {reward:.3f}" if reward is not None else ""
+    return f"{job['name']}: step {live_step(job, metrics)}/{total or '?'}, {job.get('state')}{reward_text}"
+
+
+def cleanup(client: VertexClient, job: dict[str, Any], props: dict[str, Any]) -> None:
+    """Undeploy and delete the tuned and checkpoint endpoints, then the model. A 404 is done; any
+    other failure raises naming what is left, so the resource stays in state for a retry."""
+    tuned = job.get("tunedModel") or {}
+    endpoints = [tuned.get("endpoint") or props.get("endpoint")]
+    endpoints += [c.get("endpoint") for c in tuned.get("checkpoints") or []]
+    endpoints += [c.get("endpoint") for c in props.get("checkpoints") or []]
+    model = tuned.get("model") or props.get("tuned_model")
+    left: list[str] = []
+    for endpoint in dict.fromkeys(e for e in endpoints if e):
+        try:
+            _remove_endpoint(client, endpoint)
+        except (VertexError, TimeoutError, OSError) as exc:
+            left.append(
+                f"endpoint {endpoint} ({exc}); remove it with: gcloud ai endpoints undeploy-model and "
+                f"gcloud ai endpoints delete {endpoint.rsplit('/', 1)[-1]} --region={endpoint.split('/')[3]}"
+            )
+    if model:
+        base = model.split("@", 1)[0]
+        try:
+            _done_unless_missing(lambda: client.wait_operation(client.delete_model(base)))
+            say(f"deleted model {base}")
+        except (VertexError, TimeoutError, OSError) as exc:
+            left.append(
+                f"model {base} ({exc}); remove it with: gcloud ai models delete "
+                f"{base.rsplit('/', 1)[-1]} --region={base.split('/')[3]}"
+            )
+    if left:
+        raise RuntimeError("cleanup left these behind:\n" + "\n".join(f"  - {item}" for item in left))
+
+
+def _remove_endpoint(client: VertexClient, endpoint: str) -> None:
+    try:
+        found = client.get_endpoint(endpoint)
+    except VertexError as exc:
+        if exc.not_found:
+            return
+        raise
+    for deployed in found.get("deployedModels") or []:
+        _done_unless_missing(
+            lambda d=deployed: client.wait_operation(client.undeploy_model(endpoint, d["id"]))
+        )
+    _done_unless_missing(lambda: client.wait_operation(client.delete_endpoint(endpoint)))
+    say(f"deleted endpoint {endpoint}")
+
+
+def _done_unless_missing(call: Callable[[], Any]) -> None:
+    try:
+        call()
+    except VertexError as exc:
+        if not exc.not_found:
+            raise

@@ -1,0 +1,170 @@
+"""The reward service as a bare ASGI application (contracts.md §3).
+
+Starlette's router and Request object cost more per call than this whole contract needs (two
+routes, one JSON body), and the HTTP layer, not scoring, should bound throughput, so the app speaks
+ASGI directly. Rules it keeps, whatever arrives: 200 with a finite reward in [-1, 1] for every
+request that is the contract (reward −1 and a reason when there is no poem or no known form); 400
+with a JSON error only for a body that is not the contract; 413 over 4 MiB; never a 5xx (an
+unexpected scoring failure is logged and answered 200 with reward −1).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import traceback
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import orjson
+
+from scorer.score import Score, score
+
+MAX_BODY = 4 * 1024 * 1024
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+_JSON_HEADERS = [(b"content-type", b"application/json")]
+
+
+class BadRequest(Exception):
+    """The body is not the contract (not JSON, no response, parts not a list)."""
+
+
+def _loads(body: bytes) -> Any:
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        pass
+    # orjson refuses lone surrogate escapes that RFC 8259 JSON allows; the stdlib accepts them.
+    try:
+        return json.loads(body.decode("utf-8", errors="strict"))
+    except (ValueError, RecursionError) as exc:
+        raise BadRequest("body is not JSON") from exc
+
+
+def parse_request(body: bytes) -> tuple[Any, dict[str, Any]]:
+    """Validate the contract's shape; return (response content, references)."""
+    doc = _loads(body)
+    if not isinstance(doc, dict):
+        raise BadRequest("body is not a JSON object")
+    response = doc.get("response")
+    if not isinstance(response, dict):
+        raise BadRequest("no 'response' object")
+    parts = response.get("parts", [])
+    if parts is None:
+        parts = []
+    if not isinstance(parts, list):
+        raise BadRequest("'response.parts' is not a list")
+    example = doc.get("example")
+    refs = example.get("references") if isinstance(example, dict) else None
+    return {"parts": parts}, refs if isinstance(refs, dict) else {}
+
+
+def reward_body(result: Score) -> bytes:
+    """The 200 answer: the reward (finite, clamped) and the sub-scores as compact JSON text."""
+    r = result.reward
+    if not isinstance(r, float | int) or not math.isfinite(r):
+        r = -1.0
+    r = max(-1.0, min(1.0, float(r)))
+    subs = {k: v for k, v in result.subscores.items() if isinstance(v, float | int) and math.isfinite(v)}
+    aux = orjson.dumps({"reason": result.reason, "scores": subs}).decode()
+    return orjson.dumps({"reward": r, "user_requested_aux_info": aux})
+
+
+def handle_body(body: bytes) -> tuple[int, bytes]:
+    """Status and body for one POST; pure (no I/O), so it is shared with the stdlib comparison
+    server in the benchmark."""
+    try:
+        content, refs = parse_request(body)
+    except BadRequest as exc:
+        return 400, orjson.dumps({"error": str(exc)})
+    except Exception:  # a body our parser cannot read is not the contract
+        traceback.print_exc(file=sys.stderr)
+        return 400, orjson.dumps({"error": "unreadable body"})
+    try:
+        result = score(content, refs)
+    except Exception:  # never a 5xx: a scorer bug must not abort the tuning job
+        traceback.print_exc(file=sys.stderr)
+        result = Score(-1.0, {}, "internal scoring error")
+    return 200, reward_body(result)
+
+
+async def _send(send: Send, status: int, body: bytes) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [*_JSON_HEADERS, (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+_HEALTH = orjson.dumps({"status": "ok"})
+_TOO_LARGE = orjson.dumps({"error": "body over 4 MiB"})
+
+
+async def app(scope: Scope, receive: Receive, send: Send) -> None:
+    """ASGI entry: ``GET /healthz`` (and any GET) answers 200; ``POST`` on any path scores."""
+    if scope["type"] != "http":
+        if scope["type"] == "lifespan":
+            while True:
+                msg = await receive()
+                if msg["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif msg["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        return
+    method = scope["method"]
+    if method != "POST":
+        if method in ("GET", "HEAD"):
+            await _send(send, 200, _HEALTH)
+        else:
+            await _send(send, 405, orjson.dumps({"error": "use POST"}))
+        return
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            try:
+                if int(value) > MAX_BODY:
+                    await _send(send, 413, _TOO_LARGE)
+                    return
+            except ValueError:
+                pass
+            break
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more:
+        msg = await receive()
+        if msg["type"] == "http.disconnect":
+            return
+        chunk = msg.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY:
+            await _send(send, 413, _TOO_LARGE)
+            return
+        chunks.append(chunk)
+        more = msg.get("more_body", False)
+    body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    status, out = handle_body(body)
+    await _send(send, status, out)
+
+
+async def null_app(scope: Scope, receive: Receive, send: Send) -> None:
+    """The benchmark's null handler: reads the body and answers a fixed reward, on the same
+    stack, so the bench can show what scoring costs on top of HTTP."""
+    if scope["type"] != "http":
+        return
+    more = True
+    while more:
+        msg = await receive()
+        if msg["type"] == "http.disconnect":
+            return
+        more = msg.get("more_body", False)
+    await _send(send, 200, b'{"reward":0.0,"user_requested_aux_info":"{}"}')

@@ -1,0 +1,265 @@
+"""Arabic normalisation, Tunisian Arabizi mapping and rhyme keys.
+
+Rhyme in Arabic (and in Tunisian Derja written in Arabic letters) lives in the last letters of the
+last word of a line: the rhyme consonant (rawī), the long vowel just before it (ridf) and the vowel
+or ه after it (waṣl). Spelling in Derja is loose (ة/ه, أ/ا, ى/ي, decorative tatweel, partial
+diacritics), so everything is folded first, then read from the end. Tunisian Arabizi (Latin letters
+with digits 3=ع 5=خ 7=ح 9=ق …) gets the same treatment through a small phonetic folding.
+
+Everything here is a pure function over short strings; the tables are built once at import so a
+whole poem normalises with one ``str.translate`` call.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from typing import NamedTuple
+
+# --- Arabic script -----------------------------------------------------------------------------
+
+_DIACRITICS = [chr(c) for c in range(0x064B, 0x0660)] + ["\u0670"] + [chr(c) for c in range(0x06D6, 0x06EE)]
+_FOLD: dict[int, str | None] = {ord(c): None for c in _DIACRITICS}
+_FOLD.update(
+    {
+        0x0640: None,  # tatweel
+        0x200C: None,  # ZWNJ
+        0x200D: None,  # ZWJ
+        0x200E: None,  # LRM
+        0x200F: None,  # RLM
+        0x061C: None,  # ALM
+        0xFEFF: None,  # BOM
+        ord("أ"): "ا",
+        ord("إ"): "ا",
+        ord("آ"): "ا",
+        ord("ٱ"): "ا",
+        ord("ى"): "ي",
+        ord("ی"): "ي",
+        ord("ې"): "ي",
+        ord("ة"): "ه",
+        ord("ۃ"): "ه",
+        ord("ہ"): "ه",
+        ord("ھ"): "ه",
+        ord("ؤ"): "ء",
+        ord("ئ"): "ء",
+        ord("ک"): "ك",
+        # /g/ letters: Tunisian ڨ is kept as its own letter; Persian/Moroccan spellings fold to it.
+        ord("گ"): "ڨ",
+        ord("ݣ"): "ڨ",
+        ord("ڭ"): "ڨ",
+        ord("ڤ"): "ف",  # /v/ in loanwords rhymes with ف
+        # Arabic-Indic digits are not letters for rhyme purposes
+        **{c: None for c in range(0x0660, 0x066A)},
+        **{c: None for c in range(0x06F0, 0x06FA)},
+    }
+)
+
+ARABIC_LETTERS = frozenset("ءابتثجحخدذرزسشصضطظعغفقكلمنهويڨ")
+_PRESENTATION = re.compile("[\ufb50-\ufdff\ufe70-\ufefe]")
+NON_ARABIC_LETTER = re.compile("[^ءابتثجحخدذرزسشصضطظعغفقكلمنهويڨ]+")
+NON_LATIN_LETTER = re.compile("[^A-Za-z]+")
+LONG_VOWELS = frozenset("اوي")
+_ANY_ARABIC = re.compile("[\u0600-\u06ff\ufb50-\ufeff]")
+
+
+def has_arabic(text: str) -> bool:
+    """True when the text holds at least one Arabic letter (cheap script test)."""
+    return _ANY_ARABIC.search(text) is not None
+
+
+def normalize_arabic(text: str) -> str:
+    """Fold presentation forms, diacritics, tatweel and letter variants so spelling noise never
+    changes a rhyme. NFKC is applied only when presentation forms are present (it is the costly
+    step and rarely needed)."""
+    if _PRESENTATION.search(text):
+        text = unicodedata.normalize("NFKC", text)
+    if "اة" in text:
+        # -āt: after a long ā the ta marbuta is heard as t (حياة rhymes with ساعات, not with -ah)
+        text = text.replace("اة", "ات")
+    return text.translate(_FOLD)
+
+
+# --- Arabizi ------------------------------------------------------------------------------------
+
+# Tunisian table (not the Gulf one: there 9 = ص and 8 = ق).
+ARABIZI_DIGITS = {"2": "ء", "3": "ع", "5": "خ", "6": "ط", "7": "ح", "8": "غ", "9": "ق"}
+# Phonetic folding to one symbol per sound so rhyme keys compare sounds, not spellings.
+_LATIN_DIGRAPHS = [
+    ("ch", "š"),
+    ("sh", "š"),
+    ("kh", "5"),
+    ("gh", "8"),
+    ("th", "t"),
+    ("dh", "d"),
+    ("ou", "u"),
+    ("oo", "u"),
+    ("ee", "i"),
+    ("ei", "i"),
+    ("ai", "a"),
+    ("ay", "a"),
+    ("ck", "k"),
+    ("qu", "k"),
+    ("ph", "f"),
+]
+_LATIN_SINGLE = str.maketrans(
+    {
+        "é": "i",
+        "è": "a",
+        "ê": "a",
+        "ë": "a",
+        "à": "a",
+        "â": "a",
+        "î": "i",
+        "ï": "i",
+        "ô": "u",
+        "û": "u",
+        "ù": "u",
+        "ü": "u",
+        "ç": "s",
+        "e": "a",  # Derja imala: 'e' and 'a' spell the same vowel at a line end
+        "o": "u",
+        "y": "i",
+        "q": "9",
+        "c": "k",
+        "x": "5",
+        "2": "",  # glottal stop: silent in Derja
+    }
+)
+_LATIN_VOWELS = frozenset("aiu")
+_NON_LATIN_WORD = re.compile(r"[^a-z0-9šéèêëàâîïôûùüç]+")
+
+
+def arabizi_fold(word: str) -> str:
+    """Lower-case a Latin/Arabizi word and fold it to a small phonetic alphabet (a, i, u and
+    consonants, digits standing for the Arabic letters of the Tunisian table)."""
+    w = _NON_LATIN_WORD.sub("", word.lower())
+    for a, b in _LATIN_DIGRAPHS:
+        if a in w:
+            w = w.replace(a, b)
+    w = w.translate(_LATIN_SINGLE)
+    # Collapse doubled letters (Arabizi spells length and gemination by doubling).
+    out: list[str] = []
+    for ch in w:
+        if not out or out[-1] != ch:
+            out.append(ch)
+    return "".join(out)
+
+
+# --- Rhyme keys ---------------------------------------------------------------------------------
+
+
+class RhymeKey(NamedTuple):
+    """The rhyme of one line end. ``rawi`` is the rhyme consonant, ``ridf`` the long-vowel class
+    before it ('a', 'w' for و/ي, '' none), ``wasl`` the vowel after it ('', 'a', 'i', 'u'),
+    ``word`` the folded last word (for īṭāʾ, the reuse of one rhyme word)."""
+
+    rawi: str
+    ridf: str
+    wasl: str
+    word: str
+
+
+EMPTY_KEY = RhymeKey("", "", "", "")
+
+_PRONOUN_SUFFIXES = ("هما", "هم", "ها", "كم", "هن")
+_AR_WASL = {"ا": "a", "ه": "a", "و": "u", "ي": "i"}
+_AR_RIDF = {"ا": "a", "و": "w", "ي": "w"}
+
+
+def arabic_key(word: str) -> RhymeKey:
+    """Read the rhyme of a normalised Arabic-script word from its end (after ARBML qawafi's
+    walk-back): strip a waṣl vowel letter or ه, skip a pronoun suffix so that '-hā' on different
+    stems does not count as a rhyme, then take the rawī and the ridf before it."""
+    w = "".join(ch for ch in word if ch in ARABIC_LETTERS)
+    if not w:
+        return EMPTY_KEY
+    whole = w
+    wasl = ""
+    if len(w) >= 4:
+        for suf in _PRONOUN_SUFFIXES:
+            if w.endswith(suf) and w[-len(suf) - 1] not in LONG_VOWELS:
+                wasl = "h" + suf[-1]
+                w = w[: -len(suf)]
+                break
+    if not wasl and len(w) >= 2:
+        last = w[-1]
+        if last in "يه" and w[-2] == "ي":
+            # -iyya / -iya: the ي is the rawī (qawafi rule)
+            w = w[:-1]
+            wasl = "a"
+        elif last == "ا" and w[-2] == "ي" and len(w) >= 3:
+            w = w[:-1]
+            wasl = "a"
+        elif last in _AR_WASL and w[-2] not in LONG_VOWELS:
+            wasl = _AR_WASL[last]
+            w = w[:-1]
+    rawi = w[-1]
+    ridf = _AR_RIDF.get(w[-2], "") if len(w) >= 2 else ""
+    return RhymeKey(rawi, ridf, wasl, whole)
+
+
+def latin_key(word: str) -> RhymeKey:
+    """Rhyme of a Latin/Arabizi word: the last consonant is the rawī, the vowel before it the
+    ridf class, a trailing vowel the waṣl; a final vowel+h (``mahleh``) is a spelling of -a.
+    Spelling variants are folded first by :func:`arabizi_fold`."""
+    w = arabizi_fold(word)
+    if not w:
+        return EMPTY_KEY
+    whole = w
+    wasl = ""
+    if w[-1] in _LATIN_VOWELS and len(w) >= 2:
+        wasl = w[-1]
+        w = w[:-1]
+    if w and w[-1] == "h" and len(w) >= 2 and w[-2] in _LATIN_VOWELS and not wasl:
+        wasl = w[-2]
+        w = w[:-2]
+    if not w:
+        return RhymeKey(whole[-1], "", "", whole)
+    rawi = w[-1]
+    ridf = ""
+    if len(w) >= 2 and w[-2] in _LATIN_VOWELS:
+        ridf = "a" if w[-2] == "a" else "w"
+    return RhymeKey(rawi, ridf, wasl, whole)
+
+
+@functools.lru_cache(maxsize=65536)
+def rhyme_key(word: str) -> RhymeKey:
+    """Rhyme key of a (normalised) last word in either script (cached: vocabulary repeats across
+    the poems of a run, and the key depends on the word only)."""
+    if not word:
+        return EMPTY_KEY
+    if any(ch in ARABIC_LETTERS for ch in word):
+        return arabic_key(word)
+    return latin_key(word)
+
+
+# Near-articulation rawī pairs (ikfāʾ): a weak, partial rhyme. Arabizi symbols share the sets.
+_NEAR_GROUPS = [
+    "حخ75",
+    "خغ58",
+    "سص",
+    "تط6",
+    "دض",
+    "ذظ",
+    "قڨك9g",
+    "عء32",
+    "نم",
+    "šش",
+]
+NEAR: frozenset[tuple[str, str]] = frozenset(
+    (a, b) for grp in _NEAR_GROUPS for a in grp for b in grp if a != b and a != " " and b != " "
+)
+
+
+def similarity(a: RhymeKey, b: RhymeKey) -> float:
+    """Graded rhyme similarity in [0, 1]: same key 1.0; same rawī with one of ridf/waṣl off 0.7;
+    same rawī only 0.5 (the sinād defect); near-articulation rawī 0.25 (ikfāʾ); else 0."""
+    if not a.rawi or not b.rawi:
+        return 0.0
+    if a.rawi == b.rawi:
+        diff = (a.ridf != b.ridf) + (a.wasl != b.wasl)
+        return 1.0 if diff == 0 else (0.7 if diff == 1 else 0.5)
+    if (a.rawi, b.rawi) in NEAR:
+        return 0.25
+    return 0.0

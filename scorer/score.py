@@ -1,0 +1,467 @@
+"""Pure scoring: a response and its dataset references in, a reward in [-1, 1] out.
+
+The reward is ``2 q - 1`` where the quality ``q`` in [0, 1] is a weighted mean of named sub-scores
+(rhyme topology with graded similarity, stanza count and size, refrain, isometry), minus
+penalties for the known hacks (scoring.md §4), times a script gate. Every part is smooth, so
+samples of one GRPO group differ by how much of the form they kept, not by pass/fail. Rhyme
+agreement is counted pairwise: every pair of line ends that must rhyme and every pair that must
+differ contributes, so one stray line costs a share proportional to what it breaks.
+
+No I/O, no randomness, no dependence on hash order: the same input gives the same float anywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from scorer.arabic import RhymeKey, rhyme_key, similarity
+from scorer.catalogue import FormSpec, lookup
+from scorer.text import Line, Poem, extract_text, letters_only, parse_poem
+
+ITA_WINDOW = 7
+"""Classical tolerance: a rhyme word may come back after about seven lines (al-Hāshimī)."""
+
+WEIGHTS_STROPHIC = {
+    "main": 0.26,
+    "stanza": 0.24,
+    "contrast": 0.08,
+    "distinct": 0.05,
+    "count": 0.12,
+    "size": 0.10,
+    "refrain": 0.07,
+    "iso": 0.08,
+}
+WEIGHTS_GSIM = {"main": 0.33, "first": 0.25, "contrast": 0.07, "count": 0.15, "halves": 0.10, "iso": 0.10}
+WEIGHTS_QASIDA = {"main": 0.55, "count": 0.15, "halves": 0.15, "iso": 0.15}
+
+
+@dataclass(slots=True)
+class Score:
+    """A reward with its named sub-scores (each in [0, 1]) and a short human reason."""
+
+    reward: float
+    subscores: dict[str, float] = field(default_factory=dict)
+    reason: str = ""
+
+
+def _fail(reason: str) -> Score:
+    return Score(-1.0, {}, reason)
+
+
+def _clean_refs(references: Any) -> dict[str, str]:
+    if not isinstance(references, dict):
+        return {}
+    out: dict[str, str] = {}
+    for k, v in references.items():
+        if isinstance(k, str) and isinstance(v, str | int | float | bool) and not isinstance(v, float | bool):
+            out[k] = str(v)
+        elif isinstance(k, str) and isinstance(v, bool):
+            out[k] = "yes" if v else "no"
+    return out
+
+
+def _int_ref(v: str | None) -> int | None:
+    if v is None:
+        return None
+    v = v.strip()
+    if not v.isdigit() or len(v) > 4:
+        return None
+    n = int(v)
+    return n if 1 <= n <= 200 else None
+
+
+def score(response: Any, references: dict[str, str] | None = None) -> Score:
+    """Score one response (text, Gemini ``Content`` or chat messages) against dataset references
+    (contracts.md §5). Never raises on content; returns reward −1 with a reason when there is no
+    poem or no known form."""
+    refs = _clean_refs(references)
+    spec = lookup(refs.get("form"))
+    if spec is None:
+        if "form" not in refs:
+            return _fail("no references.form")
+        return _fail(f"unknown form {refs['form'][:40]!r}")
+    poem = parse_poem(extract_text(response))
+    if not poem.blocks:
+        return _fail("no poem in the response" + (" (only prose)" if poem.prose_chars else ""))
+    sub: dict[str, float] = {}
+    pen: dict[str, float] = {}
+    if spec.kind == "strophic":
+        weights = dict(WEIGHTS_STROPHIC)
+        ends = _score_strophic(spec, refs, poem, sub, pen)
+        if spec.refrain == "none":
+            weights.pop("refrain")
+    else:
+        weights = dict(WEIGHTS_GSIM if spec.first_half == "shared" else WEIGHTS_QASIDA)
+        ends = _score_bayt(spec, refs, poem, sub, pen)
+
+    _common_penalties(poem, ends, pen)
+    gate = _script_gate(poem, refs.get("script"))
+    sub["script"] = gate
+    base = sum(weights[k] * sub.get(k, 0.0) for k in weights) / sum(weights.values())
+    q = (base - sum(pen.values())) * gate
+    reward = max(-1.0, min(1.0, 2.0 * q - 1.0))
+    if not math.isfinite(reward):
+        reward = -1.0
+    out = {k: round(v, 4) for k, v in sub.items()}
+    out.update({f"p_{k}": round(v, 4) for k, v in pen.items() if v > 0})
+    out["quality"] = round(max(0.0, min(1.0, q)), 4)
+    return Score(reward, out, _reason(spec, sub, pen))
+
+
+def _reason(spec: FormSpec, sub: dict[str, float], pen: dict[str, float]) -> str:
+    weak = sorted((v, k) for k, v in sub.items() if v < 0.8)
+    hurts = sorted(((v, k) for k, v in pen.items() if v > 0), reverse=True)
+    bits = [f"{k}={v:.2f}" for v, k in weak[:3]] + [f"p_{k}={v:.2f}" for v, k in hurts[:3]]
+    return f"{spec.id}: " + (", ".join(bits) if bits else "form kept")
+
+
+# --- rhyme helpers ---------------------------------------------------------------------------------
+
+
+def _pair_mean(keys: list[RhymeKey]) -> float:
+    n = len(keys)
+    if n < 2:
+        return 0.0
+    total = 0.0
+    for i in range(n):
+        ki = keys[i]
+        for j in range(i + 1, n):
+            total += similarity(ki, keys[j])
+    return total / (n * (n - 1) / 2)
+
+
+def _cross_mean(a: list[RhymeKey], b: list[RhymeKey]) -> float:
+    if not a or not b:
+        return 0.0
+    return sum(similarity(x, y) for x in a for y in b) / (len(a) * len(b))
+
+
+def _rep(keys: list[RhymeKey]) -> RhymeKey:
+    """The most common rhyme (rawī, ridf, waṣl) of a group: its representative."""
+    c = Counter((k.rawi, k.ridf, k.wasl) for k in keys)
+    r = c.most_common(1)[0][0]
+    return RhymeKey(r[0], r[1], r[2], "")
+
+
+def _count_score(n: int, target: int, lo: int, hi: int) -> float:
+    """Peaked at the target; gentle inside the allowed range, steeper outside."""
+    if n == target:
+        return 1.0
+    if lo <= n <= hi:
+        return max(0.0, 1.0 - 0.1 * abs(n - target))
+    dist = lo - n if n < lo else n - hi
+    inside = max(0.0, 1.0 - 0.1 * abs((lo if n < lo else hi) - target))
+    return max(0.0, inside * 0.75 - 0.2 * dist) if dist > 0 else inside
+
+
+def _iso(lengths: list[int]) -> float:
+    """Within-poem isometry: 1 − excess coefficient of variation of letters per segment."""
+    if len(lengths) < 2:
+        return 0.5
+    mean = sum(lengths) / len(lengths)
+    if mean <= 0:
+        return 0.0
+    var = sum((x - mean) ** 2 for x in lengths) / len(lengths)
+    cv = math.sqrt(var) / mean
+    return max(0.0, min(1.0, 1.0 - 2.0 * max(0.0, cv - 0.2)))
+
+
+def _letters(words: list[str]) -> int:
+    return sum(len(w) for w in words)
+
+
+# --- strophic forms --------------------------------------------------------------------------------
+
+
+def _same_line(a: str, b: str) -> bool:
+    """Equal, or a near-verbatim copy: a refrain with a letter or two changed is still the
+    refrain. Measured as common prefix + common suffix ≥ 90 % of the longer line (a cheap edit
+    proxy; one substitution or insertion keeps it high)."""
+    if a == b:
+        return True
+    la, lb = len(a), len(b)
+    if not la or not lb or abs(la - lb) > max(2, lb // 10):
+        return False
+    n = min(la, lb)
+    p = 0
+    while p < n and a[p] == b[p]:
+        p += 1
+    q = 0
+    while q < n - p and a[la - 1 - q] == b[lb - 1 - q]:
+        q += 1
+    return p + q >= 0.9 * max(la, lb)
+
+
+@dataclass(slots=True)
+class _Ends:
+    """Rhyme-position words in order (for īṭāʾ), all scored lines, and refrain lines."""
+
+    words: list[list[str]]
+    lines: list[Line]
+    segment_words: list[list[str]]
+
+
+def _score_strophic(
+    spec: FormSpec, refs: dict[str, str], poem: Poem, sub: dict[str, float], pen: dict[str, float]
+) -> _Ends:
+    blocks = [list(b) for b in poem.blocks]
+    opening: list[list[str]] = []  # words of each opening segment
+    refrain_texts: list[str] = []
+    if spec.opening:
+        b0 = blocks.pop(0)
+        first = b0[0]
+        if len(b0) == 1 or (len(first.hemi_words) >= 2 and len(b0) > 2):
+            if len(first.hemi_words) >= 2:
+                opening = [first.hemi_words[0], first.hemi_words[-1]]
+            else:
+                opening = [first.words]
+            rest = b0[1:]
+        else:
+            second = b0[1]
+            opening = [first.words, second.words]
+            rest = b0[2:]
+        refrain_texts = [letters_only(" ".join(first.hemi_words[0])), first.key]
+        if rest:
+            blocks.insert(0, rest)
+
+    k = spec.lines
+    # One long block where stanzas were not separated: cut it at refrains, else every k lines.
+    if len(blocks) == 1 and len(blocks[0]) > k + 1:
+        flat = blocks[0]
+        cut: list[list[Line]] = []
+        cur: list[Line] = []
+        refrain_cut = refrain_texts and any(_same_line(ln.key, refrain_texts[0]) for ln in flat)
+        for ln in flat:
+            cur.append(ln)
+            is_ref = refrain_cut and _same_line(ln.key, refrain_texts[0])
+            if is_ref or (not refrain_cut and len(cur) == k):
+                cut.append(cur)
+                cur = []
+        if cur:
+            cut.append(cur)
+        blocks = cut
+
+    refrain_mode = refs.get("refrain", "").strip().lower()
+    main_keys: list[RhymeKey] = [rhyme_key(w[-1]) for w in opening if w]
+    stanza_groups: list[list[RhymeKey]] = []
+    sizes: list[int] = []
+    refrain_ok = 0
+    refrain_extra = 0
+    end_words: list[str] = [w[-1] for w in opening[1:] if w]  # hemistich 1 is the refrain source
+    segs_all: list[list[str]] = list(opening)
+    lines_all: list[Line] = []
+    for block in blocks:
+        lines = list(block)
+        if refrain_texts:
+            flags = [any(_same_line(ln.key, r) for r in refrain_texts if r) for ln in lines]
+            if flags and flags[-1]:
+                refrain_ok += 1
+                flags[-1] = False
+                lines = lines[:-1]
+                flags = flags[:-1]
+            refrain_extra += sum(flags)
+            lines = [ln for ln, f in zip(lines, flags, strict=True) if not f]
+        if not lines:
+            continue
+        lines_all.extend(lines)
+        if len(lines) * 2 <= k + 1 and all(len(ln.hemi_words) >= 2 for ln in lines) and k > 2:
+            segs = [hw for ln in lines for hw in ln.hemi_words]
+        else:
+            segs = [ln.words for ln in lines]
+        segs_all.extend(segs)
+        keys = [rhyme_key(s[-1]) for s in segs]
+        end_words.extend(s[-1] for s in segs)
+        sizes.append(len(segs))
+        main_keys.append(keys[-1])
+        stanza_groups.append(keys[:-1])
+
+    n = len(sizes)
+    target = _int_ref(refs.get("stanzas"))
+    lo, hi = spec.stanzas_range
+    if target is not None:
+        lo = hi = target
+    else:
+        target = spec.stanzas
+    sub["count"] = _count_score(n, target, lo, hi)
+    if n > hi:
+        pen["pad"] = min(0.5, 0.08 * (n - hi))
+
+    sub["main"] = _pair_mean(main_keys) if len(main_keys) >= 2 else 0.0
+    stanza_scores: list[float] = []
+    contrasts: list[float] = []
+    reps: list[RhymeKey] = []
+    for g in stanza_groups:
+        if not g:
+            stanza_scores.append(0.0)
+            contrasts.append(0.0)
+            continue
+        internal = _pair_mean(g) if len(g) >= 2 else 0.5
+        contrast = 1.0 - _cross_mean(g, main_keys)
+        stanza_scores.append(internal * contrast)
+        contrasts.append(contrast)
+        reps.append(_rep(g))
+    sub["stanza"] = sum(stanza_scores) / len(stanza_scores) if stanza_scores else 0.0
+    sub["contrast"] = sum(contrasts) / len(contrasts) if contrasts else 0.0
+    if len(reps) >= 2:
+        sub["distinct"] = 1.0 - _pair_mean(reps)
+    else:
+        sub["distinct"] = 1.0 if reps else 0.0
+
+    if sizes:
+        mode = Counter(sizes).most_common(1)[0][0]
+        mode = max(mode, 2)
+        consistency = sum(max(0.0, 1.0 - abs(s - mode) / mode) for s in sizes) / len(sizes)
+        klo, khi = spec.lines_range
+        if mode == k:
+            fit = 1.0
+        elif klo <= mode <= khi:
+            fit = 0.9
+        else:
+            fit = max(0.0, 0.7 - 0.25 * (klo - mode if mode < klo else mode - khi))
+        sub["size"] = consistency * fit
+        if len(sizes) >= 2 and sizes[-1] < mode:
+            pen["trunc"] = 0.08
+    else:
+        sub["size"] = 0.0
+
+    if spec.refrain != "none":
+        share = refrain_ok / n if n else 0.0
+        if refrain_mode == "yes":
+            sub["refrain"] = share
+        elif refrain_mode == "no":
+            sub["refrain"] = 1.0 - 0.5 * share
+        else:
+            sub["refrain"] = 0.7 + 0.3 * share
+        extra = refrain_extra + max(0, refrain_ok - n)
+        if extra:
+            pen["refrain"] = min(0.6, 0.15 * extra)
+    if spec.opening and len(opening) < 2:
+        sub["main"] *= 0.8
+
+    sub["iso"] = _iso([_letters(s) for s in segs_all])
+    return _Ends([end_words], lines_all, [ln.words for ln in lines_all])
+
+
+# --- bayt forms --------------------------------------------------------------------------------------
+
+
+def _score_bayt(
+    spec: FormSpec, refs: dict[str, str], poem: Poem, sub: dict[str, float], pen: dict[str, float]
+) -> _Ends:
+    lines = poem.lines
+    pairs: list[tuple[list[str], list[str]]] = []
+    split_ok = 0
+    if lines and not any(len(ln.hemi_words) >= 2 for ln in lines) and len(lines) % 2 == 0 and len(lines) >= 4:
+        # Hemistichs written on separate lines: pair them.
+        for i in range(0, len(lines), 2):
+            pairs.append((lines[i].words, lines[i + 1].words))
+        split_ok = len(pairs)
+        scored_lines = lines
+    else:
+        for ln in lines:
+            if len(ln.hemi_words) >= 2:
+                pairs.append((ln.hemi_words[0], ln.hemi_words[-1]))
+                split_ok += 1
+            else:
+                w = ln.words
+                if len(w) >= 2:
+                    half = len(w) // 2
+                    pairs.append((w[:half], w[half:]))
+                else:
+                    pairs.append((w, w))
+        scored_lines = lines
+    n = len(pairs)
+    target = _int_ref(refs.get("stanzas"))
+    lo, hi = spec.stanzas_range
+    if target is not None:
+        lo = hi = target
+    else:
+        target = spec.stanzas
+    sub["count"] = _count_score(n, target, lo, hi)
+    if n > hi:
+        pen["pad"] = min(0.5, 0.04 * (n - hi))
+    firsts = [rhyme_key(a[-1]) for a, _ in pairs]
+    seconds = [rhyme_key(b[-1]) for _, b in pairs]
+    sub["main"] = _pair_mean(seconds) if n >= 2 else 0.0
+    sub["halves"] = split_ok / n if n else 0.0
+    if spec.first_half == "shared":
+        sub["first"] = _pair_mean(firsts) if n >= 2 else 0.0
+        sub["contrast"] = 1.0 - sum(similarity(a, b) for a, b in zip(firsts, seconds, strict=True)) / max(
+            n, 1
+        )
+    segs = [p for pair in pairs for p in pair]
+    sub["iso"] = _iso([_letters(s) for s in segs])
+    words = [[b[-1] for _, b in pairs]]
+    if spec.first_half == "shared":
+        words.append([a[-1] for a, _ in pairs])
+    # A one-word hemistich is the bayt forms' "one-word line".
+    short = sum(1 for s in segs if len(s) <= 1)
+    if short:
+        pen["short"] = min(0.6, 1.2 * short / max(len(segs), 1))
+    return _Ends(words, scored_lines, [])
+
+
+# --- penalties and gate ------------------------------------------------------------------------------
+
+
+def _common_penalties(poem: Poem, ends: _Ends, pen: dict[str, float]) -> None:
+    near = far = 0
+    for seq in ends.words:
+        last_seen: dict[str, int] = {}
+        for i, w in enumerate(seq):
+            if len(w) >= 2:
+                j = last_seen.get(w)
+                if j is not None:
+                    if i - j <= ITA_WINDOW:
+                        near += 1
+                    else:
+                        far += 1
+                last_seen[w] = i
+    if near or far:
+        pen["ita"] = min(0.6, 0.07 * near + 0.03 * far)
+
+    seen: set[str] = set()
+    dups = 0
+    for ln in ends.lines:
+        key = ln.key
+        if key in seen:
+            dups += 1
+        seen.add(key)
+    if dups:
+        pen["dup"] = min(0.7, 0.12 * dups)
+
+    if ends.segment_words:
+        bad = 0.0
+        for s in ends.segment_words:
+            if len(s) <= 1:
+                bad += 1.0
+            elif len(s) == 2:
+                bad += 0.25
+        if bad:
+            pen["short"] = min(0.6, bad / len(ends.segment_words))
+
+    if poem.prose_chars:
+        frac = poem.prose_chars / (poem.prose_chars + poem.poem_chars)
+        pen["prose"] = min(0.4, 0.05 + 0.6 * frac)
+    if poem.overlong:
+        pen["long"] = 0.3
+
+
+def _script_gate(poem: Poem, script: str | None) -> float:
+    """Share of letters in the asked script, mapped so ≥ 85 % is full credit and ≤ 50 % is zero.
+    Without a script in the references either script is accepted, but mixing still costs."""
+    ar, lat = poem.arabic_letters, poem.latin_letters
+    total = ar + lat
+    if total == 0:
+        return 0.0
+    s = (script or "").strip().lower()
+    if s == "arabizi":
+        ratio = lat / total
+    elif s == "arabic":
+        ratio = ar / total
+    else:
+        ratio = max(ar, lat) / total
+    return max(0.0, min(1.0, (ratio - 0.5) / 0.35))

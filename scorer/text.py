@@ -1,0 +1,245 @@
+"""From a model response to a poem: extraction, clean-up and splitting.
+
+The policy answers with Gemini ``Content`` (thought parts and text parts) or, outside Vertex, with a
+plain string or chat messages. Only non-thought text counts. Around the poem a model may put a
+title, Markdown, code fences, labels ("Stanza 1:", "الردة:") or prose ("Here is your poem:");
+these are removed so they cannot break the rhyme reading, and the prose is measured because
+scoring.md §4 penalises it. Stanzas are blank-line separated; hemistichs are separated by ``**``,
+``*``, ``…``, ``...``, a tab, ``|`` or a run of three or more spaces (two spaces are too often a
+typing slip to mean a caesura).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from scorer.arabic import NON_ARABIC_LETTER, NON_LATIN_LETTER, normalize_arabic
+
+MAX_CHARS = 20_000
+"""Longest text that is scored; beyond it the poem is cut (and penalised as overlong) so one huge
+response can never take more than a few milliseconds."""
+
+MAX_LINES = 400
+
+_NEWLINES = re.compile(r"\r\n|\r|\u2028|\u2029|\x85|\x0b|\x0c")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]{0,15}(?:\s[^<>]{0,200})?/?>")
+_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s*")
+_QUOTE = re.compile(r"^\s*(?:>\s*)+")
+_BULLET = re.compile(r"^\s*(?:[-•+–—]\s+|\d{1,3}[.)]\s+|[٠-٩]{1,3}[.)-]\s+)")
+_BOLD_LINE = re.compile(r"^\s*(\*\*|__)([^*_]+)\1\s*$")
+_EMPH = re.compile(r"(?<![*\w])_([^_\n]+)_(?![*\w])")
+_LABEL_WORDS = (
+    r"stanza|strophe|couplet|verse|refrain|chorus|title|titre|poem|poème|poeme|opening|matla|"
+    r"المطلع|مطلع|العرف|عرف|الردة|الرده|ردة|رده|المقطع|مقطع|البيت|بيت|العنوان|عنوان|القصيدة|قصيدة|"
+    r"الملزومة|ملزومة|اللازمة|لازمة"
+)
+_LABEL_PREFIX = re.compile(rf"^\s*\(?(?:{_LABEL_WORDS})\s*[\w٠-٩]{{0,12}}\s*\)?\s*[:：]\s*", re.I)
+_LABEL_LINE = re.compile(rf"^\s*\(?(?:{_LABEL_WORDS})(?:\s+\S+){{0,2}}\s*\)?\s*[:：.]?\s*$", re.I)
+_PROSE_LEAD = re.compile(
+    r"^\s*(?:here|this|sure|certainly|of course|i hope|note|voici|voilà|bien sûr|j'espère|"
+    r"هذه|هاذي|هذي|إليك|اليك|اليكم|تفضل|ملاحظة|شرح|آمل|نتمنى)\b",
+    re.I,
+)
+_SPLIT = re.compile(r"\s*(?:\*+|…+|\.{3,}|\t+|\s\|{1,2}\s| {3,}|\u3000+)\s*")
+_MAY_SPLIT = re.compile(r"[*…\t|\u3000]|\.\.\.|   ")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+PROSE_WORDS_PER_HEMISTICH = 14
+
+
+@dataclass(slots=True)
+class Line:
+    """One poem line: its cleaned text, its hemistichs and its words (normalised)."""
+
+    text: str
+    hemis: list[str]
+    words: list[str]
+    hemi_words: list[list[str]]
+    key: str
+    """The line's letters only (lower case), for spotting duplicates and the refrain."""
+
+    @property
+    def last_word(self) -> str:
+        return self.words[-1] if self.words else ""
+
+
+@dataclass(slots=True)
+class Poem:
+    """The poem as blocks (stanzas) of lines, plus what was removed around it."""
+
+    blocks: list[list[Line]] = field(default_factory=list)
+    prose_chars: int = 0
+    poem_chars: int = 0
+    overlong: bool = False
+    arabic_letters: int = 0
+    latin_letters: int = 0
+
+    @property
+    def lines(self) -> list[Line]:
+        return [ln for b in self.blocks for ln in b]
+
+
+def extract_text(response: Any) -> str:
+    """Join the non-thought text parts of a response.
+
+    Accepts a Gemini ``Content`` dict (``{"parts": [...]}``), a list of parts, a chat message or
+    list of messages (``{"role", "content"}``, the TRL conversational format; the last assistant
+    message is used), or a plain string. Anything else yields ``""``.
+    """
+    if isinstance(response, str):
+        return response
+    if isinstance(response, dict):
+        if "parts" in response:
+            return _parts_text(response.get("parts"))
+        content = response.get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            return _parts_text(content)
+        text = response.get("text")
+        if isinstance(text, str) and not response.get("thought"):
+            return text
+        return ""
+    if isinstance(response, list):
+        if response and all(isinstance(m, dict) and "role" in m and "content" in m for m in response):
+            for m in reversed(response):
+                if m.get("role") in ("assistant", "model"):
+                    return extract_text(m)
+            return extract_text(response[-1])
+        return _parts_text(response)
+    return ""
+
+
+def _parts_text(parts: Any) -> str:
+    if not isinstance(parts, list):
+        return ""
+    out: list[str] = []
+    for p in parts:
+        if isinstance(p, str):
+            out.append(p)
+        elif isinstance(p, dict) and not p.get("thought"):
+            t = p.get("text")
+            if isinstance(t, str):
+                out.append(t)
+    return "\n".join(out)
+
+
+_PUNCT = " \t.,;:!?،؛؟\"'«»“”()[]{}-–—*_~`"
+_BULLET_START = frozenset("-•+–—0123456789٠١٢٣٤٥٦٧٨٩")
+
+
+def _clean_line(raw: str) -> tuple[str, bool]:
+    """Strip Markdown and labels from one line; the flag says it carried heading/bold markup.
+    Each regex runs only when its trigger character is present: most lines are plain verse."""
+    marked = False
+    s = raw.strip()
+    head = s[:1]
+    if head == "#" and _HEADING.match(s):
+        s = _HEADING.sub("", s, count=1)
+        marked = True
+    if head in ("*", "_"):
+        m = _BOLD_LINE.match(s)
+        if m:
+            s = m.group(2)
+            marked = True
+    if head == ">":
+        s = _QUOTE.sub("", s, count=1)
+    if s[:1] in _BULLET_START:
+        s = _BULLET.sub("", s, count=1)
+    if ":" in s or "：" in s:
+        s = _LABEL_PREFIX.sub("", s, count=1)
+    if "_" in s:
+        s = _EMPH.sub(r"\1", s)
+    return s.strip(), marked
+
+
+def _is_prose(hemi_words: list[list[str]], text: str) -> bool:
+    """A line is prose, not verse, when a 'hemistich' is sentence-long, or it introduces something
+    (ends with a colon, or opens with a lead-in such as 'Here is' / 'إليك')."""
+    if any(len(w) > PROSE_WORDS_PER_HEMISTICH for w in hemi_words):
+        return True
+    stripped = text.rstrip()
+    if stripped.endswith((":", "：")) and len(stripped) > 1:
+        return True
+    return bool(_PROSE_LEAD.match(text)) and sum(len(w) for w in hemi_words) > 3
+
+
+def parse_poem(text: str) -> Poem:
+    """Clean the text and split it into blocks of lines and hemistichs (see the module doc)."""
+    poem = Poem()
+    if not text:
+        return poem
+    if len(text) > MAX_CHARS:
+        text = text[:MAX_CHARS]
+        poem.overlong = True
+    text = normalize_arabic(_NEWLINES.sub("\n", text))
+    if "<" in text:
+        text = _THINK.sub("\n", text)
+        text = _TAG.sub(" ", text)
+    raw_lines = text.split("\n")
+    if len(raw_lines) > MAX_LINES:
+        raw_lines = raw_lines[:MAX_LINES]
+        poem.overlong = True
+
+    blocks: list[list[Line]] = []
+    block: list[Line] = []
+    marks: list[bool] = []  # per block: its first line carried heading/bold markup
+    in_fence = False
+    for raw in raw_lines:
+        if _FENCE.match(raw):
+            in_fence = not in_fence
+            continue
+        if not raw.strip():
+            if block:
+                blocks.append(block)
+                block = []
+            continue
+        s, marked = _clean_line(raw)
+        if not s or (s.count(" ") < 3 and _LABEL_LINE.match(s)):
+            continue
+        pieces = _SPLIT.split(s) if _MAY_SPLIT.search(s) else (s,)
+        parts = [p for p in (h.strip(_PUNCT) for h in pieces) if p]
+        hemi_words = [w for w in (_WORD.findall(h) for h in parts) if w]
+        if not hemi_words:
+            continue
+        if _is_prose(hemi_words, s):
+            poem.prose_chars += len(s)
+            if block:
+                blocks.append(block)
+                block = []
+            continue
+        words = [w for hw in hemi_words for w in hw]
+        if not block:
+            marks.append(marked)
+        block.append(Line(s, parts, words, hemi_words, "".join(words).lower()))
+    if block:
+        blocks.append(block)
+
+    # A leading title: one short line without a caesura, followed by the poem (or marked up).
+    if len(blocks) >= 2 or (blocks and len(blocks[0]) > 1 and marks and marks[0]):
+        first = blocks[0][0]
+        if len(first.hemis) == 1 and len(first.words) <= 6 and (len(blocks[0]) == 1 or marks[0]):
+            if len(blocks[0]) == 1:
+                blocks.pop(0)
+            else:
+                blocks[0].pop(0)
+
+    poem.blocks = blocks
+    joined = "\n".join(ln.text for b in blocks for ln in b)
+    poem.poem_chars = len(joined)
+    poem.arabic_letters = len(NON_ARABIC_LETTER.sub("", joined))
+    poem.latin_letters = len(NON_LATIN_LETTER.sub("", joined))
+    return poem
+
+
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
+def letters_only(text: str) -> str:
+    """The letters of a line, for comparing lines (duplicates, refrain) regardless of spacing and
+    punctuation."""
+    return _NOT_ALNUM.sub("", text.lower())

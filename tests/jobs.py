@@ -1,0 +1,82 @@
+"""Shared inputs for the tuning-job tests: a small RLFT run over a generated dataset."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = "tunifolk-test"
+BUCKET = "tunifolk-data"
+FAST = {"poll_seconds": 0.05, "max_poll_seconds": 0.2, "permission_retry_interval": 0.05}
+
+
+def sample_poem() -> str:
+    return (ROOT / "data" / "samples" / "malzuma.txt").read_text(encoding="utf-8")
+
+
+def write_dataset(gcs: Path, lines: int) -> None:
+    folder = gcs / BUCKET / "rlft"
+    folder.mkdir(parents=True, exist_ok=True)
+    for split, count in (("train", lines), ("validation", 8)):
+        with open(folder / f"{split}.jsonl", "w", encoding="utf-8") as f:
+            for i in range(count):
+                f.write(json.dumps(example(i)) + "\n")
+
+
+def example(i: int = 0) -> dict[str, Any]:
+    return {
+        "systemInstruction": {"parts": [{"text": "You are a Tunisian folk poet."}]},
+        "contents": [{"role": "user", "parts": [{"text": f"Write a malzuma about the sea, take {i}."}]}],
+        "references": {
+            "form": "malzuma",
+            "stanzas": "5",
+            "refrain": "yes",
+            "script": "arabic",
+            "theme": "sea",
+        },
+    }
+
+
+def inputs(scorer_uri: str, **over: Any) -> dict[str, Any]:
+    base = {
+        "project": PROJECT,
+        "location": "us-central1",
+        "base_model": "gemini-3.5-flash",
+        "tuned_model_display_name": "tunifolk-test",
+        "training_dataset_uri": f"gs://{BUCKET}/rlft/train.jsonl",
+        "validation_dataset_uri": f"gs://{BUCKET}/rlft/validation.jsonl",
+        "training_example_count": 64.0,
+        "hyper_parameters": {
+            "batch_size": 16.0,
+            "samples_per_prompt": 2.0,
+            "epoch_count": 1.0,
+            "learning_rate_multiplier": 1.0,
+            "adapter_size": "ADAPTER_SIZE_SIXTEEN",
+            "max_output_tokens": 32768.0,
+            "thinking_level": "HIGH",
+            "evaluate_interval": 2.0,
+            "checkpoint_interval": 2.0,
+        },
+        "rewards": [
+            {"name": "structure", "weight": 0.7, "cloud_run": {"uri": scorer_uri}},
+            {
+                "name": "poetic_quality",
+                "weight": 0.3,
+                "autorater": {
+                    "model": "gemini-2.5-pro",
+                    "sampling_count": 4.0,
+                    "prompt": "Rate {{response}}",
+                },
+            },
+        ],
+        "validation_example": {
+            "example": example(),
+            "sample_response": {"role": "model", "parts": [{"text": sample_poem()}]},
+        },
+        "wait": "succeeded",
+        "cleanup": "all",
+    }
+    base.update(over)
+    return base

@@ -1,0 +1,343 @@
+"""Whole runs on the emulator: lifecycle, checkpoints, metrics, serving and cleanup, and scenarios.
+
+Jobs run at 0.01 s a step; tests poll with generous deadlines and never depend on timing otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from test_emulator import (
+    RewardServer,
+    admin,
+    api,
+    create_job,
+    get_job,
+    google_error,
+    job_body,
+    ok,
+    wait_for,
+    world,
+)
+
+from discovery import validate
+
+TERMINAL = {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED"}
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, RewardServer, str, str]]:
+    with world(tmp_path_factory.mktemp("runs")) as w:
+        yield w
+
+
+@pytest.fixture(scope="module")
+def finished(env: tuple) -> dict[str, Any]:
+    """One honest run: 64 examples, batch 8, 2 epochs → 16 steps; eval every 2, checkpoint every 4."""
+    url, rs, train, val = env
+    job = create_job(url, job_body(train, val, rs.url + "/ok"))
+    assert job["state"] == "JOB_STATE_PENDING"
+    return wait_for(url, job["name"], TERMINAL)
+
+
+def series_of(url: str, job: dict[str, Any]) -> tuple[str, dict[str, dict[str, Any]]]:
+    """Follow experiment → context → tensorboard → run → series; return (tensorboard, {name: series})."""
+    ctx = ok(requests.get(api(url, job["experiment"]), timeout=10), "Context")
+    tb = ctx["metadata"]["backing_tensorboard_resource"]
+    exps = ok(requests.get(api(url, tb + "/experiments"), timeout=10), "ListTensorboardExperimentsResponse")
+    exp = next(
+        e["name"]
+        for e in exps["tensorboardExperiments"]
+        if e["name"].endswith(job["experiment"].split("/")[-1])
+    )
+    runs = ok(requests.get(api(url, exp + "/runs"), timeout=10), "ListTensorboardRunsResponse")
+    (run,) = runs["tensorboardRuns"]
+    series = ok(
+        requests.get(api(url, run["name"] + "/timeSeries"), timeout=10), "ListTensorboardTimeSeriesResponse"
+    )
+    return tb, {s["displayName"]: s for s in series["tensorboardTimeSeries"]}
+
+
+def read_all(url: str, tb: str, series: dict[str, dict[str, Any]]) -> dict[str, list[tuple[int, float]]]:
+    """batchRead in chunks of 20; absent `value` means 0.0 (ProtoJSON)."""
+    by_id = {s["name"].rsplit("/", 1)[-1]: d for d, s in series.items()}
+    names = [s["name"] for s in series.values()]
+    out: dict[str, list[tuple[int, float]]] = {}
+    for i in range(0, len(names), 20):
+        r = requests.get(
+            api(url, tb + ":batchRead"), params=[("timeSeries", n) for n in names[i : i + 20]], timeout=10
+        )
+        data = ok(r, "BatchReadTensorboardTimeSeriesDataResponse")
+        for ts in data["timeSeriesData"]:
+            points = []
+            for v in ts.get("values", []):
+                assert isinstance(v["step"], str)
+                value = v["scalar"].get("value", 0.0)
+                points.append((int(v["step"]), float(value)))
+            out[by_id[ts["tensorboardTimeSeriesId"]]] = points
+    return out
+
+
+def mean(values: list[float]) -> float:
+    good = [v for v in values if not math.isnan(v)]
+    return sum(good) / len(good)
+
+
+def halves(points: list[tuple[int, float]]) -> tuple[float, float]:
+    values = [v for _, v in sorted(points)]
+    k = len(values) // 3
+    return mean(values[:k]), mean(values[-k:])
+
+
+def test_lifecycle_checkpoints_and_tuned_model(env: tuple, finished: dict[str, Any]) -> None:
+    url = env[0]
+    job = finished
+    assert job["state"] == "JOB_STATE_SUCCEEDED"
+    assert {"createTime", "startTime", "endTime", "updateTime", "experiment"} <= set(job)
+    assert "tuningJobMetadata" not in job  # no progress field by default
+    stats = job["tuningDataStats"]["reinforcementTuningDataStats"]
+    assert stats == {"tuningDatasetExampleCount": "64", "tuningStepCount": "16"}
+    tuned = job["tunedModel"]
+    assert tuned["model"].startswith("projects/proj/locations/us-central1/models/") and tuned[
+        "model"
+    ].endswith("@1")
+    assert tuned["endpoint"].startswith("projects/proj/locations/us/endpoints/")
+    cps = tuned["checkpoints"]
+    assert [c["step"] for c in cps] == ["4", "8", "12", "16"]
+    assert [c["epoch"] for c in cps] == ["1", "1", "2", "2"]
+    assert all(c["endpoint"].startswith("projects/proj/locations/us/endpoints/") for c in cps)
+    internal = next(j for j in admin(url, "jobs")["jobs"] if j["name"] == job["name"])
+    assert internal["completedSteps"] == 16 and internal["totalSteps"] == 16
+
+
+def test_reward_calls_carry_step_and_job_id(env: tuple, finished: dict[str, Any]) -> None:
+    url, rs = env[0], env[1]
+    job_id = finished["name"].rsplit("/", 1)[-1]
+    calls = [r for r in rs.requests if r["body"]["metadata"].get("tuning_job_id") == job_id]
+    steps = {c["body"]["metadata"]["step"] for c in calls}
+    assert steps == set(range(1, 17))
+    assert all(c["authorization"].startswith("Bearer ") for c in calls)
+    assert all(c["body"]["example"]["references"]["form"] == "malzuma" for c in calls)
+    assert all(any(p.get("thought") for p in c["body"]["response"]["parts"]) for c in calls)
+    recorded = [
+        c
+        for c in admin(url, "requests")["rewardCalls"]
+        if c["body"]["metadata"].get("tuning_job_id") == job_id
+    ]
+    assert len(recorded) == len(calls)
+
+
+def test_metrics_series_shapes_and_values(env: tuple, finished: dict[str, Any]) -> None:
+    url = env[0]
+    tb, series = series_of(url, finished)
+    assert len(series) == 39
+    assert {"/train_mean_reward", "/learnable_prompt_ratio", "structure/train_rpc_error_ratio"} <= set(series)
+    assert "poetic_quality/eval_clipping_rewards_ratio" in series
+    data = read_all(url, tb, series)
+    assert [s for s, _ in data["/train_mean_reward"]] == list(range(1, 17))
+    assert [s for s, _ in data["/eval_mean_reward"]] == [2, 4, 6, 8, 10, 12, 14, 16]
+    early, late = halves(data["/train_mean_reward"])
+    assert late > early  # an honest policy improves
+    assert all(v == 0.0 for _, v in data["structure/train_rpc_error_ratio"])
+    assert all(v > 100 for _, v in data["/train_generation_length"])
+    assert all(0 <= v <= 1 for _, v in data["/learnable_prompt_ratio"])
+
+
+def test_zero_scalars_are_written_without_value(env: tuple, finished: dict[str, Any]) -> None:
+    url = env[0]
+    _, series = series_of(url, finished)
+    name = series["structure/train_rpc_error_ratio"]["name"]
+    out = ok(requests.get(api(url, name + ":read"), timeout=10), "ReadTensorboardTimeSeriesDataResponse")
+    values = out["timeSeriesData"]["values"]
+    assert len(values) == 16
+    assert all(v["scalar"] == {} for v in values)
+    assert all(isinstance(v["step"], str) for v in values)
+
+
+def test_batch_read_allows_at_most_20_series(env: tuple, finished: dict[str, Any]) -> None:
+    url = env[0]
+    tb, series = series_of(url, finished)
+    names = [s["name"] for s in series.values()]
+    r = requests.get(api(url, tb + ":batchRead"), params=[("timeSeries", n) for n in names[:21]], timeout=10)
+    assert "20" in google_error(r, 400, "INVALID_ARGUMENT")
+    r = requests.get(api(url, tb + ":batchRead"), params=[("timeSeries", n) for n in names[:20]], timeout=10)
+    assert len(ok(r, "BatchReadTensorboardTimeSeriesDataResponse")["timeSeriesData"]) == 20
+
+
+def test_serving_and_cleanup(env: tuple, finished: dict[str, Any]) -> None:
+    url = env[0]
+    tuned = finished["tunedModel"]
+    prompt = {"contents": [{"role": "user", "parts": [{"text": "اكتب ملزومة عن البحر"}]}]}
+    validate("GenerateContentRequest", prompt)
+    for ep in [tuned["endpoint"], *(c["endpoint"] for c in tuned["checkpoints"])]:
+        out = ok(
+            requests.post(api(url, ep + ":generateContent"), json=prompt, timeout=10),
+            "GenerateContentResponse",
+        )
+        text = out["candidates"][0]["content"]["parts"][-1]["text"]
+        assert text.count("\n\n") >= 4  # opening couplet + stanzas
+        endpoint = ok(requests.get(api(url, ep), timeout=10), "Endpoint")
+        (deployed,) = endpoint["deployedModels"]
+        assert deployed["model"].split("@")[0] == tuned["model"].split("@")[0]
+        r = requests.delete(api(url, ep), timeout=10)
+        google_error(r, 400, "FAILED_PRECONDITION")  # undeploy first
+        body = {"deployedModelId": deployed["id"]}
+        validate("UndeployModelRequest", body)
+        op = ok(
+            requests.post(api(url, ep + ":undeployModel"), json=body, timeout=10),
+            "GoogleLongrunningOperation",
+        )
+        assert op["done"] is True
+        assert (
+            ok(requests.get(api(url, op["name"]), timeout=10), "GoogleLongrunningOperation")["done"] is True
+        )
+        if ep == tuned["endpoint"]:
+            r = requests.post(api(url, ep + ":generateContent"), json=prompt, timeout=10)
+            google_error(r, 400)
+        op = ok(requests.delete(api(url, ep), timeout=10), "GoogleLongrunningOperation")
+        assert op["done"] and "/operations/" in op["name"]
+        google_error(requests.get(api(url, ep), timeout=10), 404, "NOT_FOUND")
+        google_error(
+            requests.post(api(url, ep + ":generateContent"), json=prompt, timeout=10), 404, "NOT_FOUND"
+        )
+    op = ok(requests.delete(api(url, tuned["model"]), timeout=10), "GoogleLongrunningOperation")
+    assert op["done"] is True
+    google_error(requests.delete(api(url, tuned["model"]), timeout=10), 404, "NOT_FOUND")
+    google_error(requests.get(api(url, tuned["model"]), timeout=10), 404, "NOT_FOUND")
+
+
+def test_model_cannot_be_deleted_while_deployed(env: tuple) -> None:
+    url, rs, train, val = env
+    job = create_job(url, job_body(train, val, rs.url + "/ok", epochCount="1"))
+    job = wait_for(url, job["name"], TERMINAL)
+    google_error(
+        requests.delete(api(url, job["tunedModel"]["model"]), timeout=10), 400, "FAILED_PRECONDITION"
+    )
+
+
+def test_europe_west4_serves_from_eu(env: tuple) -> None:
+    url, rs, train, val = env
+    job = create_job(url, job_body(train, val, rs.url + "/ok", epochCount="1"), location="europe-west4")
+    job = wait_for(url, job["name"], TERMINAL)
+    assert job["state"] == "JOB_STATE_SUCCEEDED"
+    assert job["tunedModel"]["endpoint"].startswith("projects/proj/locations/eu/endpoints/")
+    assert job["tunedModel"]["model"].startswith("projects/proj/locations/europe-west4/models/")
+
+
+def test_missing_dataset_fails_the_job(env: tuple) -> None:
+    url, rs, _, val = env
+    job = create_job(url, job_body("gs://bucket/nope/train.jsonl", val, rs.url + "/ok"))
+    job = wait_for(url, job["name"], TERMINAL)
+    assert job["state"] == "JOB_STATE_FAILED"
+    assert "gs://bucket/nope/train.jsonl" in job["error"]["message"]
+    assert "tunedModel" not in job
+
+
+def test_no_validation_set_splits_the_training_set(env: tuple) -> None:
+    url, rs, train, _ = env
+    job = create_job(url, job_body(train, None, rs.url + "/ok", epochCount="1"))
+    assert wait_for(url, job["name"], TERMINAL)["state"] == "JOB_STATE_SUCCEEDED"
+
+
+def test_step_count_is_capped_at_500(env: tuple) -> None:
+    url, rs, train, val = env
+    job = create_job(url, job_body(train, val, rs.url + "/ok", epochCount=None, stepCount="600"))
+    job = wait_for(url, job["name"], {"JOB_STATE_RUNNING", *TERMINAL})
+    assert job["tuningDataStats"]["reinforcementTuningDataStats"]["tuningStepCount"] == "500"
+    assert ok(requests.post(api(url, job["name"] + ":cancel"), json={}, timeout=10)) == {}
+
+
+def test_cancel_ends_cancelled_and_terminal_cancel_is_refused(env: tuple) -> None:
+    url, rs, train, val = env
+    job = create_job(url, job_body(train, val, rs.url + "/ok", epochCount="50"))
+    wait_for(url, job["name"], {"JOB_STATE_RUNNING"})
+    assert ok(requests.post(api(url, job["name"] + ":cancel"), json={}, timeout=10)) == {}
+    job = wait_for(url, job["name"], TERMINAL)
+    assert job["state"] == "JOB_STATE_CANCELLED"
+    assert job["error"]["code"] == 1
+    r = requests.post(api(url, job["name"] + ":cancel"), json={}, timeout=10)
+    google_error(r, 400, "FAILED_PRECONDITION")
+
+
+def test_too_many_errored_rewards_fail_the_job(env: tuple) -> None:
+    url, rs, train, val = env
+    job = create_job(url, job_body(train, val, rs.url + "/fail"))
+    job = wait_for(url, job["name"], TERMINAL)
+    assert job["state"] == "JOB_STATE_FAILED"
+    assert "80%" in job["error"]["message"]
+
+
+def test_missing_autorater_model_aborts_the_run(env: tuple) -> None:
+    """The seed's near miss: the judge reward is 30 % of the weight but all its calls error."""
+    url, rs, train, val = env
+    body = job_body(train, val, rs.url + "/ok")
+    body["reinforcementTuningSpec"]["compositeRewardConfig"]["weightedRewardConfigs"][1]["rewardConfig"][
+        "autoraterScorer"
+    ]["autoraterConfig"].pop("autoraterModel")
+    job = wait_for(url, create_job(url, body)["name"], TERMINAL)
+    assert job["state"] == "JOB_STATE_FAILED"
+    assert "poetic_quality" in job["error"]["message"]
+
+
+def test_hacking_scenario_diverges(tmp_path: Path) -> None:
+    with world(tmp_path, "--scenario", "hacking") as (url, rs, train, val):
+        job = create_job(url, job_body(train, val, rs.url + "/ok", batchSize=4, epochCount="3"))
+        job = wait_for(url, job["name"], TERMINAL)
+        assert job["state"] == "JOB_STATE_SUCCEEDED"
+        tb, series = series_of(url, job)
+        data = read_all(url, tb, series)
+        s0, s1 = halves(data["structure/train_mean_reward"])
+        q0, q1 = halves(data["poetic_quality/train_mean_reward"])
+        assert s1 > s0 and q1 < q0
+        l0, l1 = halves(data["/learnable_prompt_ratio"])
+        assert l1 < l0
+
+
+def test_failing_reward_calls_show_in_rpc_error_ratio(tmp_path: Path) -> None:
+    with world(tmp_path, "--reward-fail-rate", "0.5", "--samples-per-step", "8") as (url, rs, train, val):
+        job = create_job(url, job_body(train, val, rs.url + "/ok"))
+        job = wait_for(url, job["name"], TERMINAL)
+        assert job["state"] == "JOB_STATE_SUCCEEDED"
+        tb, series = series_of(url, job)
+        data = read_all(url, tb, series)
+        ratio = mean([v for _, v in data["structure/train_rpc_error_ratio"]])
+        assert 0.3 < ratio < 0.7
+        assert all(v == 0.0 for _, v in data["poetic_quality/train_rpc_error_ratio"])
+
+
+def test_fail_at_step_and_progress_field(tmp_path: Path) -> None:
+    with world(tmp_path, "--fail-at-step", "5", "--report-progress") as (url, rs, train, val):
+        job = create_job(url, job_body(train, val, rs.url + "/ok"))
+        job = wait_for(url, job["name"], TERMINAL)
+        assert job["state"] == "JOB_STATE_FAILED"
+        assert job["tuningJobMetadata"]["completedStepCount"] == "4"
+        assert [c["step"] for c in job["tunedModel"]["checkpoints"]] == ["4"]
+        tb, series = series_of(url, job)
+        assert max(s for s, _ in read_all(url, tb, series)["/train_mean_reward"]) == 4
+
+
+def test_cancel_may_be_ignored(tmp_path: Path) -> None:
+    with world(tmp_path, "--cancel-ignored") as (url, rs, train, val):
+        job = create_job(url, job_body(train, val, rs.url + "/ok"))
+        ok(requests.post(api(url, job["name"] + ":cancel"), json={}, timeout=10))
+        assert get_job(url, job["name"])["state"] == "JOB_STATE_CANCELLING"
+        job = wait_for(url, job["name"], TERMINAL)
+        assert job["state"] == "JOB_STATE_SUCCEEDED"
+
+
+def test_judge_models_are_configurable_per_region(tmp_path: Path) -> None:
+    with world(tmp_path, "--judge-models", "us-central1=gemini-3-pro-preview") as (url, *_):
+        probe = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+
+        def status(loc: str, model: str) -> int:
+            path = f"projects/proj/locations/{loc}/publishers/google/models/{model}:generateContent"
+            return requests.post(api(url, path), json=probe, timeout=10).status_code
+
+        assert status("us-central1", "gemini-3-pro-preview") == 200
+        assert status("us-central1", "gemini-2.5-pro") == 404
+        assert status("europe-west4", "gemini-3-pro-preview") == 404

@@ -1,0 +1,145 @@
+"""The provider as the Pulumi engine sees it: through the SDK's dynamic-provider host over gRPC.
+
+`python -m pulumi.dynamic` is started from the project root like the engine does; the provider
+arrives dill-serialized in `__provider`, properties arrive as protobuf Structs (numbers as floats),
+and at the first preview some values are still the unknown sentinel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from pathlib import Path
+
+import dill
+import pulumi
+import pytest
+import requests
+from pulumi.dynamic.dynamic import serialize_provider
+from pulumi.runtime import rpc
+from pulumi.runtime.proto import provider_pb2
+
+import servers
+from jobs import FAST, inputs, write_dataset
+from providers import spec
+from providers.tuning_job import RlftTuningJob, RlftTuningJobProvider
+from providers.vertex import ENDPOINT_ENV
+from pulumi_host import dynamic_host
+
+
+def test_the_unknown_sentinel_is_pulumis() -> None:
+    assert spec.UNKNOWN == rpc.UNKNOWN
+
+
+def test_the_serialized_provider_holds_only_numbers() -> None:
+    blob = base64.b64decode(serialize_provider(RlftTuningJobProvider(**FAST)))
+    assert b"providers.tuning_job" in blob  # pickled by reference: the provider process imports it
+    provider = dill.loads(blob)
+    assert all(isinstance(v, (int, float)) for v in vars(provider).values())
+    for marker in (b"token", b"Bearer", b"credential", b"Session", b"ya29"):
+        assert marker not in blob
+
+
+def test_the_resource_type_token() -> None:
+    assert RlftTuningJob._resource_type_name == "dynamic/tunifolk:RlftTuningJob"
+
+
+def test_check_over_grpc_reports_property_paths_and_accepts_unknowns() -> None:
+    with dynamic_host(RlftTuningJobProvider(**FAST)) as host:
+        preview = inputs(rpc.UNKNOWN)  # the scorer URI is not known at the first preview
+        preview["training_dataset_uri"] = rpc.UNKNOWN
+        checked, failures = host.check(preview)
+        assert failures == []
+        assert checked["hyper_parameters"]["batch_size"] == 16  # floats normalised back to ints
+
+        bad = inputs("https://scorer.example.run.app")
+        bad["hyper_parameters"]["checkpoint_interval"] = 3.0
+        bad["rewards"][1]["autorater"].pop("model")
+        _, failures = host.check(bad)
+        paths = [p for p, _ in failures]
+        assert "hyper_parameters.checkpoint_interval" in paths
+        assert "rewards[1].autorater.model" in paths
+
+
+def test_diff_over_grpc_replaces_or_updates_in_place() -> None:
+    with dynamic_host(RlftTuningJobProvider(**FAST)) as host:
+        olds = inputs("https://scorer.example.run.app")
+        olds["name"] = "projects/p/locations/us-central1/tuningJobs/1"
+        same = host.diff(olds["name"], olds, inputs("https://scorer.example.run.app"))
+        assert same.changes == provider_pb2.DiffResponse.DIFF_NONE
+
+        waited = host.diff(olds["name"], olds, inputs("https://scorer.example.run.app", wait="none"))
+        assert waited.changes == provider_pb2.DiffResponse.DIFF_SOME and list(waited.replaces) == []
+
+        reshaped = inputs("https://scorer.example.run.app")
+        reshaped["hyper_parameters"]["epoch_count"] = 2.0
+        replaced = host.diff(olds["name"], olds, reshaped)
+        assert list(replaced.replaces) == ["hyper_parameters"] and replaced.deleteBeforeReplace
+
+        unknown = host.diff(olds["name"], olds, inputs(rpc.UNKNOWN))
+        assert list(unknown.replaces) == ["rewards"]
+
+
+@pytest.mark.timeout(240)
+def test_create_read_delete_over_grpc_against_the_emulator(tmp_path: Path) -> None:
+    write_dataset(tmp_path, 64)
+    with (
+        servers.scorer() as scorer_uri,
+        servers.emulator("--step-seconds", "0.02", "--gcs-dir", str(tmp_path)) as emu,
+        dynamic_host(RlftTuningJobProvider(**FAST), env={ENDPOINT_ENV: emu}) as host,
+    ):
+        props, failures = host.check(inputs(scorer_uri))
+        assert failures == []
+        job_id, outs = host.create({k: v for k, v in props.items() if k != "__provider"})
+        assert outs["state"] == "JOB_STATE_SUCCEEDED" and outs["name"] == job_id
+        assert outs["total_steps"] == 4
+
+        read_id, refreshed, read_inputs = host.read(job_id, outs)
+        assert read_id == job_id and refreshed["completed_steps"] == 4
+        assert read_inputs["project"] == props["project"] and "state" not in read_inputs
+
+        host.delete(job_id, refreshed)
+        for name in (refreshed["endpoint"], *(c["endpoint"] for c in refreshed["checkpoints"])):
+            assert requests.get(f"{emu}/v1beta1/{name}", timeout=10).status_code == 404
+        gone_id, after, _ = host.read(job_id, refreshed)
+        assert gone_id == job_id and after["state"] == "JOB_STATE_SUCCEEDED"  # jobs have no delete
+
+
+class _Recorder(pulumi.runtime.Mocks):
+    """Pulumi's mocks stand in for the engine only; they record what the program registers."""
+
+    def __init__(self) -> None:
+        self.registered: list[pulumi.runtime.MockResourceArgs] = []
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
+        self.registered.append(args)
+        return "projects/p/locations/us-central1/tuningJobs/1", {**args.inputs, "state": "JOB_STATE_PENDING"}
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> dict:
+        return {}
+
+
+def test_the_resource_registers_its_inputs_and_a_serialized_provider() -> None:
+    asyncio.set_event_loop(asyncio.new_event_loop())
+    recorder = _Recorder()
+    pulumi.runtime.set_mocks(recorder, project="tunifolk", stack="dev", preview=False)
+
+    def check_state(state: str) -> None:
+        assert state == "JOB_STATE_PENDING"  # the output attribute resolves from the resource's state
+
+    @pulumi.runtime.test
+    def program():
+        job = RlftTuningJob("job", inputs("https://scorer-abc.a.run.app"))
+        return job.state.apply(check_state)
+
+    program()
+    (args,) = recorder.registered
+    assert args.typ == "pulumi-python:dynamic/tunifolk:RlftTuningJob"
+    assert args.inputs["project"] == "tunifolk-test"
+    assert "__provider" in args.inputs and "state" not in args.inputs
+
+
+def test_unknown_objects_from_the_host_count_as_unknown() -> None:
+    assert spec.is_unknown(pulumi.output.Unknown())
+    assert spec.contains_unknown({"rewards": [{"cloud_run": {"uri": pulumi.output.Unknown()}}]})
+    assert not spec.is_unknown("gs://bucket/train.jsonl")

@@ -1,0 +1,400 @@
+"""The pure scoring core: correct poems score high, each defect costs, each hack costs more."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from scorer.arabic import arabizi_fold, normalize_arabic, rhyme_key, similarity
+from scorer.catalogue import FORMS, LANGUAGES, instruction, lookup
+from scorer.score import score
+from scorer.text import extract_text, parse_poem
+
+SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
+
+MALZUMA = (SAMPLES / "malzuma.txt").read_text(encoding="utf-8")
+REFRAIN = "يا بحر يا موجك غدّار"
+
+# A second malzuma on another theme, in Tunisian Arabizi.
+ARABIZI_MALZUMA = """ya b7ar ya mawjek ghaddar ** khdhit menni dhaw e-nhar
+
+mchit nestanna fel mina
+wel lil twil 3lina
+wel dam3a saknet 3inina
+wel galb y7ki bel asrar
+ya b7ar ya mawjek ghaddar
+
+chra3 b3id nbat nchouf
+wel khouf fi galbi mekchouf
+w galbi men far7ou makhtouf
+ystanna rej3et el ba77ar
+ya b7ar ya mawjek ghaddar
+
+eddenya men ghirek ghriba
+ya ommi ya 7nina ya 7biba
+wel far7a ma 3adech griba
+w ana nestanna 3la jamr ennar
+ya b7ar ya mawjek ghaddar
+
+ra7et m3ak ayyami
+w tbakhret a7lami
+w ma b9a ken klami
+nektbou 3la 7it eddar
+ya b7ar ya mawjek ghaddar
+
+ya msafer lel berr el b3id
+arja3 nefr7ou men jdid
+wel 3ors n7iwh kif el 3id
+w nzaynou el 7ouma bel anwar
+ya b7ar ya mawjek ghaddar
+"""
+
+# A malzuma on a different theme (the olive harvest), main rhyme -īn.
+OLIVE_MALZUMA = """يا زيتونة يا شجرة الزين ** يا عطية رب العالمين
+
+طلعنا للغابة بكري
+والنسمة تجري وتسري
+والصبية تغني وتقري
+والحب يجمعو ولادنا الفرحانين
+يا زيتونة يا شجرة الزين
+
+نلقطو الحب بحنينة
+والشمس علينا سخينة
+والمعصرة تستنى فينا
+ويسيل الزيت كيف الياسمين
+يا زيتونة يا شجرة الزين
+
+جدي يحكي على الماضي
+وعلى العام اللي كان راضي
+والغلة تملا الأراضي
+ويفرح الفلاح المسكين
+يا زيتونة يا شجرة الزين
+
+يا بنت الجبل يا غالية
+يا شجرة عالية
+يا حنينة يا حالية
+نحبوك لآخر السنين
+يا زيتونة يا شجرة الزين
+"""
+
+
+def ref(form: str, **kw: str) -> dict[str, str]:
+    return {"form": form, **kw}
+
+
+def stanzas_of(text: str) -> list[list[str]]:
+    return [b.split("\n") for b in text.strip().split("\n\n")]
+
+
+def join(blocks: list[list[str]]) -> str:
+    return "\n\n".join("\n".join(b) for b in blocks) + "\n"
+
+
+# --- correct poems ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_sample_poem_of_every_form_scores_high(form: str) -> None:
+    text = (SAMPLES / f"{form}.txt").read_text(encoding="utf-8")
+    s = score(text, ref(form, script="arabic"))
+    assert s.reward >= 0.85, (form, s)
+    assert all(0.0 <= v <= 1.0 for v in s.subscores.values())
+
+
+@pytest.mark.parametrize(
+    ("text", "refs"),
+    [
+        (ARABIZI_MALZUMA, ref("malzuma", script="arabizi", refrain="yes")),
+        (OLIVE_MALZUMA, ref("malzuma", script="arabic", stanzas="4", refrain="yes")),
+        (MALZUMA, ref("malzuma", script="arabic", stanzas="5", refrain="yes")),
+    ],
+)
+def test_correct_poems_score_high_whatever_the_theme_or_script(text: str, refs: dict[str, str]) -> None:
+    s = score(text, refs)
+    assert s.reward >= 0.85, s
+
+
+def test_gemini_content_only_non_thought_parts_count() -> None:
+    content = {
+        "role": "model",
+        "parts": [{"text": "نفكر في القافية ... " * 50, "thought": True}, {"text": MALZUMA}],
+    }
+    assert score(content, ref("malzuma")).reward == score(MALZUMA, ref("malzuma")).reward
+
+
+def test_markup_title_fences_and_labels_are_removed() -> None:
+    blocks = stanzas_of(MALZUMA)
+    dressed = "# البحر الغدار\n\n```\n" + join(blocks) + "```\n"
+    plain = score(MALZUMA, ref("malzuma")).reward
+    assert score(dressed, ref("malzuma")).reward == pytest.approx(plain, abs=0.02)
+    bold_title = "**البحر**\n\n" + MALZUMA
+    assert score(bold_title, ref("malzuma")).reward == pytest.approx(plain, abs=0.02)
+
+
+def test_opening_as_two_lines_equals_one_line_of_two_hemistichs() -> None:
+    blocks = stanzas_of(MALZUMA)
+    a, b = blocks[0][0].split(" ** ")
+    two = join([[a, b], *blocks[1:]])
+    assert score(two, ref("malzuma")).reward == pytest.approx(score(MALZUMA, ref("malzuma")).reward, abs=0.01)
+
+
+# --- single defects cost a visible amount --------------------------------------------------------
+
+
+def _malzuma_defects() -> dict[str, str]:
+    b = stanzas_of(MALZUMA)
+    out: dict[str, str] = {}
+    x = [list(s) for s in b]
+    x[2][1] = "والخوف في قلبي كبير برشا"  # one stanza line off its stanza rhyme
+    out["stanza line off rhyme"] = join(x)
+    x = [list(s) for s in b]
+    x[3][3] = "ونا نستنى على جمر الحطب"  # one closing line off the main rhyme
+    out["closing line off main rhyme"] = join(x)
+    x = [[ln for ln in s if ln != REFRAIN] for s in b]
+    out["no refrain"] = join(x)
+    out["one stanza missing"] = join(b[:-1])
+    x = [list(s) for s in b]
+    x[-1] = x[-1][:2]
+    out["truncated last stanza"] = join(x)
+    x = [list(s) for s in b]
+    x[1][:3] = ["جيت نغني للبحّار", "ونحكي على الأسرار", "ونشعل في قلبي النار"]
+    out["stanza rhymes like the main rhyme"] = join(x)
+    x = [list(s) for s in b]
+    x[4][3] = "نكتبو على حيط النهار"  # reuses the opening's rhyme word (īṭāʾ)
+    out["rhyme word reused"] = join(x)
+    return out
+
+
+@pytest.mark.parametrize("defect", sorted(_malzuma_defects()))
+def test_each_single_defect_costs_a_visible_amount(defect: str) -> None:
+    refs = ref("malzuma", script="arabic", stanzas="5", refrain="yes")
+    correct = score(MALZUMA, refs).reward
+    s = score(_malzuma_defects()[defect], refs)
+    assert correct - s.reward >= 0.02, (defect, correct, s)
+    assert s.reward > 0.3, (defect, s)  # still an honest, mostly right poem
+
+
+def test_stanza_count_is_peaked_at_the_asked_number() -> None:
+    five = score(MALZUMA, ref("malzuma", stanzas="5")).reward
+    asked_four = score(MALZUMA, ref("malzuma", stanzas="4")).reward
+    assert five - asked_four >= 0.05
+
+
+@pytest.mark.parametrize("form", ["mugef", "muthallath", "mukhammas", "msaddes"])
+def test_strophic_forms_lose_for_an_off_rhyme_closing_line(form: str) -> None:
+    text = (SAMPLES / f"{form}.txt").read_text(encoding="utf-8")
+    b = stanzas_of(text)
+    b[1][-1] = "والكلمة ما تنقالش اليوم"
+    assert score(text, ref(form)).reward - score(join(b), ref(form)).reward >= 0.02
+
+
+@pytest.mark.parametrize("form", ["gsim", "qasida"])
+def test_bayt_forms_lose_for_an_off_rhyme_second_half(form: str) -> None:
+    text = (SAMPLES / f"{form}.txt").read_text(encoding="utf-8")
+    lines = text.strip().split("\n")
+    first, _ = lines[3].split(" ** ")
+    lines[3] = first + " ** وما بقى في الدنيا كان الصبر"
+    assert score(text, ref(form)).reward - score("\n".join(lines), ref(form)).reward >= 0.02
+
+
+def test_gsim_needs_the_first_halves_to_rhyme() -> None:
+    text = (SAMPLES / "qasida.txt").read_text(encoding="utf-8")  # x|A: first halves free
+    assert score(text, ref("gsim")).reward < score(text, ref("qasida")).reward - 0.2
+
+
+# --- hacks score below an honest imperfect poem -------------------------------------------------------
+
+
+def _honest_imperfect() -> str:
+    """Two real defects: one stanza line off rhyme and one closing line off the main rhyme."""
+    b = stanzas_of(MALZUMA)
+    b[2][1] = "والخوف في قلبي كبير برشا"
+    b[3][3] = "ونا نستنى على جمر الحطب"
+    return join(b)
+
+
+def _hacks() -> dict[str, str]:
+    b = stanzas_of(MALZUMA)
+    opening = b[0]
+    out: dict[str, str] = {}
+    ar_words = [
+        "البحار",
+        "الأسرار",
+        "النار",
+        "الدار",
+        "المشوار",
+        "الأزهار",
+        "الأقدار",
+        "الأمطار",
+        "الأشجار",
+        "الأخبار",
+        "الأنوار",
+        "الأوتار",
+        "الأسوار",
+        "الأعمار",
+        "الزوار",
+        "الثمار",
+        "الأحجار",
+        "الأطيار",
+        "الأنهار",
+        "الأسفار",
+    ]
+    out["every line on the main rhyme"] = join(
+        [opening]
+        + [[f"يا قلبي غني على {w}" for w in ar_words[i * 4 : i * 4 + 4]] + [REFRAIN] for i in range(5)]
+    )
+    out["one rhyme word everywhere"] = join(
+        [opening] + [[ln.rsplit(" ", 1)[0] + " غدّار" for ln in s[:-1]] + [REFRAIN] for s in b[1:]]
+    )
+    out["duplicated lines"] = join([opening] + [b[1]] * 5)
+    out["one-word lines"] = join(
+        [["غدار ** نهار"]] + [["مينا", "علينا", "عينينا", "أسرار", REFRAIN] for _ in range(5)]
+    )
+    out["refrain pasted everywhere"] = join([opening] + [[REFRAIN] * 5 for _ in range(5)])
+    out["padding with extra stanzas"] = join([opening] + b[1:] * 3)
+    out["prose around the poem"] = (
+        "Here is a malzuma for you, written in the Tunisian tradition with a refrain after each "
+        "stanza, an opening couplet and five stanzas, as you asked in your message:\n\n"
+        + MALZUMA
+        + "\nI hope you like this poem; it follows the rules of the form closely and uses the sea as "
+        "its central image, with the refrain returning after each stanza to bind them together.\n"
+    )
+    out["latin script when arabic was asked"] = ARABIZI_MALZUMA
+    out["a single opening line"] = "يا بحر يا موجك غدّار ** خذيت مني ضي النهار\n"
+    return out
+
+
+@pytest.mark.parametrize("hack", sorted(_hacks()))
+def test_each_hack_scores_below_an_honest_imperfect_poem(hack: str) -> None:
+    refs = ref("malzuma", script="arabic", stanzas="5", refrain="yes")
+    honest = score(_honest_imperfect(), refs).reward
+    s = score(_hacks()[hack], refs)
+    assert s.reward < honest, (hack, honest, s)
+
+
+def test_honest_imperfect_is_between() -> None:
+    s = score(_honest_imperfect(), ref("malzuma", script="arabic", stanzas="5", refrain="yes"))
+    assert 0.3 < s.reward < 0.95
+
+
+# --- no poem, no form ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("response", "refs", "why"),
+    [
+        (MALZUMA, {}, "no references.form"),
+        (MALZUMA, {"form": "sonnet"}, "unknown form"),
+        ("", {"form": "malzuma"}, "no poem"),
+        ({"parts": [{"text": MALZUMA, "thought": True}]}, {"form": "malzuma"}, "no poem"),
+        ({"parts": []}, {"form": "malzuma"}, "no poem"),
+        ("   \n\n  ", {"form": "gsim"}, "no poem"),
+    ],
+)
+def test_no_poem_or_no_form_is_minus_one_with_a_reason(response: object, refs: dict, why: str) -> None:
+    s = score(response, refs)
+    assert s.reward == -1.0
+    assert why in s.reason
+
+
+def test_form_aliases_and_case() -> None:
+    assert lookup("Malzouma") is FORMS["malzuma"]
+    assert lookup(" ملزومة ") is FORMS["malzuma"]
+    assert score(MALZUMA, {"form": "MALZUMA"}).reward == score(MALZUMA, {"form": "malzuma"}).reward
+
+
+# --- Arabic and Arabizi -------------------------------------------------------------------------------
+
+
+def test_normalisation_folds_spelling_noise() -> None:
+    assert normalize_arabic("صنــــــات") == "صنات"
+    assert normalize_arabic("أَحْمَدُ") == "احمد"
+    assert normalize_arabic("إلى") == "الي"
+    assert normalize_arabic("مدرسة") == "مدرسه"
+    assert normalize_arabic("سؤال") == "سءال"
+    assert normalize_arabic("\ufeb3\ufefc\ufee1") == "سلام"  # presentation forms
+    assert normalize_arabic("سابڨ") == "سابڨ"  # ڨ kept
+    assert normalize_arabic("گال") == "ڨال"
+
+
+def test_rhyme_keys_read_rawi_ridf_wasl() -> None:
+    k = rhyme_key(normalize_arabic("وأريافي"))
+    assert (k.rawi, k.ridf, k.wasl) == ("ف", "a", "i")
+    assert rhyme_key(normalize_arabic("منكوسة")).rawi == rhyme_key(normalize_arabic("معفوسه")).rawi == "س"
+    assert rhyme_key(normalize_arabic("كلامو")).rawi == "م"
+    assert rhyme_key(normalize_arabic("الحرية")).rawi == "ي"
+    assert rhyme_key(normalize_arabic("الحياة")).rawi == rhyme_key("الساعات").rawi == "ت"
+    # a pronoun suffix is not the rhyme: -hā on different stems does not rhyme
+    assert rhyme_key("كتبها").rawi != rhyme_key("شافها").rawi
+
+
+def test_similarity_is_graded() -> None:
+    k = lambda w: rhyme_key(normalize_arabic(w))  # noqa: E731
+    exact = similarity(k("عماد"), k("سداد"))
+    ridf_off = similarity(k("عماد"), k("عمود"))
+    near = similarity(k("شارح"), k("شارخ"))
+    none = similarity(k("عماد"), k("كتاب"))
+    assert exact == 1.0 > ridf_off > near > none == 0.0
+
+
+def test_arabizi_digits_follow_the_tunisian_table() -> None:
+    assert arabizi_fold("9alb") == "9alb"  # 9 = ق in Tunisia
+    assert rhyme_key("b3id").rawi == rhyme_key("jdid").rawi == "d"
+    assert similarity(rhyme_key("ghaddar"), rhyme_key("nhar")) == 1.0
+    assert similarity(rhyme_key("ra7"), rhyme_key("ra5")) == 0.25  # ح/خ near
+
+
+def test_rhyme_by_final_letters_on_plain_generated_words() -> None:
+    """The emulator builds poems from word lists: rhyme must come from final letters alone."""
+    words_a = ["كتاب", "سحاب", "شباب", "باب", "غياب", "تراب", "ذهاب"]
+    lines = [f"كلمة {w} ** كلمة {v}" for w, v in zip(words_a, reversed(words_a), strict=True)]
+    good = score("\n".join(lines), ref("qasida")).reward
+    bad_lines = [*lines[:3], "كلمة سحاب ** كلمة قمر", "كلمة ريح ** كلمة شمس", *lines[5:]]
+    assert good > score("\n".join(bad_lines), ref("qasida")).reward
+
+
+# --- catalogue ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_instruction_wording_for_every_form_and_language(form: str, language: str) -> None:
+    spec = FORMS[form]
+    text = instruction(
+        form, stanzas=spec.stanzas, refrain="yes", script="arabic", language=language, theme="البحر"
+    )
+    assert str(spec.stanzas) in text and "البحر" in text and spec.names[language] in text
+    arabizi = instruction(form, script="arabizi", language=language)
+    assert "3" in arabizi and "9" in arabizi
+
+
+def test_instruction_refuses_unknown_things() -> None:
+    with pytest.raises(ValueError):
+        instruction("sonnet")
+    with pytest.raises(ValueError):
+        instruction("malzuma", language="xx")
+    with pytest.raises(ValueError):
+        instruction("malzuma", script="cyrillic")
+
+
+def test_extract_text_shapes() -> None:
+    assert extract_text("x") == "x"
+    assert extract_text({"parts": [{"text": "a"}, {"text": "b", "thought": True}, {"text": "c"}]}) == "a\nc"
+    assert extract_text([{"role": "user", "content": "q"}, {"role": "assistant", "content": "p"}]) == "p"
+    assert extract_text({"parts": "nope"}) == ""
+    assert extract_text(42) == ""
+
+
+def test_parse_drops_prose_and_counts_it() -> None:
+    poem = parse_poem("Here is your poem, which I wrote with great care for you today:\n\n" + MALZUMA)
+    assert poem.prose_chars > 0
+    assert len(poem.blocks) == 6
+
+
+def test_reward_is_finite_for_odd_inputs() -> None:
+    for text in ["*", "** ** **", "…" * 1000, "\u0640" * 500, "ا", "3" * 50, "\x00\x01", "a\n" * 5000]:
+        for form in FORMS:
+            r = score(text, ref(form)).reward
+            assert math.isfinite(r) and -1.0 <= r <= 1.0

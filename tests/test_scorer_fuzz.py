@@ -1,0 +1,12 @@
+"""A smaller, seeded version of `make fuzz`: no 5xx and no non-finite reward, ever."""
+
+from __future__ import annotations
+
+from bench.fuzz_scorer import run
+
+
+def test_fuzz_500_seeded_requests() -> None:
+    res = run(500, seed=7)
+    assert res["5xx"] == 0, res
+    assert res["non_finite"] == 0, res
+    assert sum(res["statuses"].values()) == 500

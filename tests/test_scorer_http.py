@@ -1,0 +1,121 @@
+"""The HTTP contract (contracts.md §3) against the real `python -m scorer` process."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from servers import scorer
+
+MALZUMA = (Path(__file__).resolve().parent.parent / "data" / "samples" / "malzuma.txt").read_text(
+    encoding="utf-8"
+)
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    with scorer() as u:
+        yield u
+
+
+def body(text: str = MALZUMA, form: str | None = "malzuma", **extra: object) -> dict:
+    refs = {"form": form} if form is not None else {}
+    return {
+        "example": {"systemInstruction": {"parts": [{"text": "x"}]}, "contents": [], "references": refs},
+        "response": {"role": "model", "parts": [{"text": "thinking", "thought": True}, {"text": text}]},
+        "metadata": {"step": 12, "tuning_job_id": "123"},
+        **extra,
+    }
+
+
+def test_healthz(url: str) -> None:
+    assert requests.get(url + "/healthz", timeout=5).status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/", "/score", "/any/other/path"])
+def test_a_correct_poem_scores_high_on_any_path(url: str, path: str) -> None:
+    r = requests.post(url + path, json=body(), timeout=5)
+    assert r.status_code == 200
+    doc = r.json()
+    assert 0.85 <= doc["reward"] <= 1.0
+    aux = json.loads(doc["user_requested_aux_info"])
+    assert "main" in aux["scores"] and aux["reason"].startswith("malzuma")
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        body(form=None),
+        body(form="sonnet"),
+        body(text=""),
+        {
+            "response": {"role": "model", "parts": [{"text": MALZUMA, "thought": True}]},
+            "example": {"references": {"form": "malzuma"}},
+        },
+        {"response": {"role": "model"}, "example": {"references": {"form": "malzuma"}}},
+        {"response": {"parts": []}},
+    ],
+)
+def test_no_poem_or_no_form_is_200_minus_one(url: str, payload: dict) -> None:
+    r = requests.post(url, json=payload, timeout=5)
+    assert r.status_code == 200
+    doc = r.json()
+    assert doc["reward"] == -1.0
+    assert json.loads(doc["user_requested_aux_info"])["reason"]
+
+
+@pytest.mark.parametrize(
+    "meta", [{"tuningJobId": 5}, {"tuning_job_id": 7}, {"tuningJobId": "x"}, None, "odd"]
+)
+def test_metadata_variants_are_accepted(url: str, meta: object) -> None:
+    payload = body()
+    payload["metadata"] = meta
+    assert requests.post(url, json=payload, timeout=5).status_code == 200
+
+
+def test_optional_parts_may_be_missing(url: str) -> None:
+    payload = {"example": {"references": {"form": "malzuma"}}, "response": {"parts": [{"text": MALZUMA}]}}
+    r = requests.post(url, json=payload, timeout=5)
+    assert r.status_code == 200 and r.json()["reward"] > 0.85
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"not json",
+        b"[]",
+        b"{}",
+        b'{"response": 3}',
+        b'{"response": {"parts": {}}}',
+        b'{"response": {"parts": "x"}}',
+    ],
+)
+def test_a_body_that_is_not_the_contract_is_400_json(url: str, raw: bytes) -> None:
+    r = requests.post(url, data=raw, headers={"content-type": "application/json"}, timeout=5)
+    assert r.status_code == 400
+    assert "error" in r.json()
+
+
+def test_over_4_mib_is_413(url: str) -> None:
+    big = json.dumps(body(text="ا" * (4 * 1024 * 1024))).encode()
+    r = requests.post(url, data=big, timeout=30)
+    assert r.status_code == 413
+
+
+def test_just_under_4_mib_is_scored(url: str) -> None:
+    text = ("يا بحر يا موجك غدّار ** خذيت مني ضي النهار\n" * 60_000)[:1_900_000]
+    r = requests.post(url, data=json.dumps(body(text=text), ensure_ascii=False).encode(), timeout=30)
+    assert r.status_code == 200
+    assert math.isfinite(r.json()["reward"])
+
+
+def test_the_reward_is_the_same_as_the_pure_core(url: str) -> None:
+    from scorer.score import score
+
+    r = requests.post(url, json=body(), timeout=5).json()
+    assert r["reward"] == score(MALZUMA, {"form": "malzuma"}).reward
