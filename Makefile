@@ -3,15 +3,16 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt scorer/requirements.txt | sha1sum | cut -c1-12)
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt scorer/requirements.txt pyproject.toml | sha1sum | cut -c1-12)
 STACK ?= dev
 JOB ?=
 
 .PHONY: install test lint fmt bench fuzz demo emulator scorer validate launch status watch clean
 
-$(STAMP): requirements.txt requirements-dev.txt scorer/requirements.txt
+$(STAMP): requirements.txt requirements-dev.txt scorer/requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	rm -f $(VENV)/.installed-* && touch $@
 
 install: $(STAMP)

@@ -1,64 +1,124 @@
-"""A simulated policy that writes malzuma-like Tunisian poems and gets better as it trains.
+"""A simulated policy that writes Tunisian poems of the asked form and gets better as it trains.
 
-No model is involved: poems are assembled from word lists grouped by rhyme letter. A poem's
-*quality* is the probability that a line end keeps the rhyme the form asks for, and it rises with
-the training step, so the rewards (and the curves built from them) rise the way an honest run's do.
-The *hacking* policy instead learns to repeat one rhyme word at every line end and to paste the
-refrain after every line: a naive structure reward loves that, the stand-in judge does not.
+No model is involved: poems are assembled from word lists grouped by rhyme (Arabic script: rhyme
+consonant plus the long vowel before it; Arabizi: the Latin ending). For each example the policy
+reads its dataset ``references`` (form, stanzas, refrain, script) and writes that shape (the seven
+forms of the scorer's catalogue, mirrored in `FORMS`; an unknown or missing form is a malzuma).
 
-Shape (malzuma): an opening bayt `h1 ** h2`, both halves on rhyme A; stanzas of three lines on their
-own rhyme plus one line back on A; after each stanza the refrain (h1, the opening's first half).
+A poem's *quality* ``q`` rises with the training step. It is the probability that a line end keeps
+the rhyme its form asks for, and it drives the other structural properties too: the stanza (bayt)
+count and stanza size are off with probability ∝ 1 − q, the malzuma refrain is kept with
+probability q, bayts lose their ``**`` caesura, Arabizi lines slip into Arabic script, and line
+lengths vary more (isometry). So rewards, and the curves built from them, rise the way an honest
+run's do.
+
+The *hacking* policy learns two shortcuts, both rhyme-perfect, that a structure check likes and a
+reader does not (see `generate`):
+
+* babble: every line body is one filler word repeated (``يا يا يا الدار``). The real scorer reads
+  form, not sense, so it barely notices; the stand-in judge punishes the lack of variety.
+* stubs: two-word lines (filler + rhyme word). The real scorer docks strophic forms for short
+  segments (``short``: 0.25 per two-word line) but still pays for the rhyme plan, and ignores
+  two-word hemistichs in bayt forms; the judge punishes terse lines.
+
+Shapes (scorer/catalogue.py): strophic forms are stanzas of ``lines`` segments, all on the stanza's
+own rhyme but the last, which carries the poem-wide rhyme; the malzuma opens with a bayt
+``h1 ** h2`` on that rhyme and repeats h1 after each stanza as its refrain. Bayt forms are lines
+``h1 ** h2``: gsim first halves share one rhyme and second halves another; qasida second halves
+share one rhyme (monorhyme), first halves are free.
 """
 
 from __future__ import annotations
 
 import itertools
 import random
+import re
 from dataclasses import dataclass
+from typing import Any
 
-RHYMES: dict[str, list[str]] = {
-    "ر": ["الدار", "النار", "البحر", "القمر", "السهر", "الخبر", "الشجر", "المطر", "الصبر", "النظر", "العمر"],
-    "ل": ["الجبل", "الأمل", "الغزال", "الجمال", "الليل", "الدليل", "الخيال", "الرجال", "الحال", "السؤال"],
-    "ن": ["الزمان", "المكان", "الحنين", "العين", "السنين", "حزين", "البستان", "الألوان", "الإنسان", "الوطن"],
-    "م": ["الحلم", "القلم", "النغم", "الألم", "الكرم", "العلم", "السلام", "الغرام", "الكلام", "الأيام"],
-    "د": ["البلاد", "الورد", "الوعد", "المجد", "السعد", "بعيد", "جديد", "العيد", "النشيد", "الوداد"],
-    "ب": ["القلب", "الحب", "الدرب", "الذهب", "العتاب", "الأحباب", "الباب", "السحاب", "الشباب", "الغياب"],
-    "ع": ["الربيع", "بديع", "الدموع", "الشموع", "الضياع", "الوداع", "جميع", "الطلوع", "سريع", "رفيع"],
-    "ق": ["الشوق", "العشق", "البرق", "الطريق", "الصديق", "الرفيق", "عميق", "الأفق", "الحريق", "بريق"],
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    """The shape the policy writes, mirrored from the scorer's catalogue (never imported from it)."""
+
+    kind: str  # "strophic" | "bayt"
+    stanzas: int  # default count: stanzas, or bayts for bayt forms
+    lines: int = 0  # segments per stanza, the closing line on the main rhyme included
+    opening: bool = False
+    refrain: bool = False
+    shared_first: bool = False
+    names: tuple[str, ...] = ()  # ids, names in every prompt language and aliases
+
+
+FORMS: dict[str, Form] = {
+    "malzuma": Form(
+        "strophic", 5, 4, opening=True, refrain=True, names=("malzuma", "malzouma", "malzoma", "ملزومة")
+    ),
+    "gsim": Form("bayt", 10, shared_first=True, names=("gsim", "qsim", "qassim", "gsem", "ڨسيم", "قسيم")),
+    "mugef": Form("strophic", 5, 4, names=("mugef", "mouguef", "mukef", "mouqef", "موڨف", "موقف")),
+    "muthallath": Form("strophic", 6, 3, names=("muthallath", "mouthallath", "mutawallith", "مثلث")),
+    "mukhammas": Form("strophic", 5, 5, names=("mukhammas", "moukhammas", "mkhammes", "مخمس")),
+    "msaddes": Form("strophic", 4, 6, names=("msaddes", "mseddes", "m'seddes", "mussaddes", "musaddas", "مسدس")),
+    "qasida": Form("bayt", 10, names=("qasida", "qaside", "kasida", "قصيدة")),
 }
-FILLERS = [
-    "يا",
-    "في",
-    "على",
-    "من",
-    "قلبي",
-    "نحكيلك",
-    "برشا",
-    "توا",
-    "هاك",
-    "بلادي",
-    "خويا",
-    "عيني",
-    "والله",
-    "ما",
-    "زين",
-    "خاطري",
-    "نمشي",
-    "نستنى",
-    "بين",
-    "مع",
-    "ريح",
-    "ضي",
-    "صوت",
-    "كيف",
-]
-LETTERS = list(RHYMES)
+DEFAULT_FORM = "malzuma"
+
+# Rhyme words, one group per rhyme. Within a group every word has the same rhyme key for the scorer
+# (rawī, ridf, waṣl); across groups the rawīs differ and are not near-articulation pairs (so ن and م,
+# ق and ك, ت and ط… never both appear). tests/test_emulator.py checks this with the real scorer.
+RHYMES: dict[str, list[str]] = {
+    "ار": "الدار النار الأسرار الأخبار الأشجار الأمطار الأزهار البحّار الأنوار الأقدار المشوار النهار".split(),
+    "ان": "الزمان المكان الأمان الحنان البستان الألوان الإنسان الفنان الرمان الأوطان الألحان النسيان".split(),
+    "ال": "الجمال الخيال الرجال الحال السؤال الجبال الآمال الظلال الهلال المحال الرمال الموال".split(),
+    "يد": "بعيد جديد العيد النشيد الوعود الحدود العود السعيد الوريد الحديد الورود الخدود".split(),
+    "اب": "العتاب الأحباب الباب السحاب الشباب الغياب التراب الكتاب الجواب الصواب الضباب السراب".split(),
+    "يع": "الربيع بديع الدموع الشموع جميع الطلوع سريع رفيع الرجوع الخشوع الضلوع الربوع".split(),
+    "يق": "الطريق الصديق الرفيق عميق الحريق بريق الشروق الشوق العروق السوق الرحيق العتيق".split(),
+    "اس": "الناس الساس الأجراس الكاس الإحساس الأنفاس الحراس القياس النعاس الأعراس اللباس الألماس".split(),
+    "ات": "الساعات الذكريات الكلمات البنات الحكايات السنوات الأبيات الأصوات النسمات الخطوات الغابات".split(),
+    "يف": "الخريف ضعيف الضيف الرصيف اللطيف الصيف الشريف النظيف الخوف مكشوف الحروف السيوف".split(),
+    "اح": "الصباح الرياح الجراح الأفراح المفتاح السماح الملاح المصباح النجاح الفلاح الأرواح".split(),
+    "اش": "الفراش المعاش عطاش الرشاش القماش الخشخاش النقاش الانتعاش الارتعاش البشاش".split(),
+    "اج": "الأمواج السراج التاج الحاج الزواج الأبراج الديباج العلاج السياج الأفواج الزجاج".split(),
+}
+# Tunisian Arabizi (3=ع 5=خ 7=ح 9=ق 8/gh=غ): groups by ending, same rules as above.
+RHYMES_LATIN: dict[str, list[str]] = {
+    "ar": "eddar ennar nhar lasrar le5bar l9mar lazhar lechjar lemchwar lebhar sghar lamtar".split(),
+    "an": "zman mkan laman l7nan bostan lalwan fannan rayhan lawtan linsan nisyan romman".split(),
+    "al": "jmal 5yal rjal l7al s2al jbal l2amal dlal lhlal lm7al rmal mawwal".split(),
+    "id": "b3id jdid l3id nchid s3id lwrid 7did lw3oud l7doud l3oud lwroud 5doud".split(),
+    "ab": "l3tab l7bab lbab s7ab chbab ghyab ettrab lektab jwab sswab dhbab srab".split(),
+    "i3": "rbi3 bdi3 dmou3 chmou3 jmi3 tlou3 sri3 rfi3 rjou3 5chou3 dhlou3 rbou3".split(),
+    "i9": "tri9 sdi9 rfi9 3mi9 7ri9 bri9 chrou9 chou9 3rou9 sou9 dhi9 3ti9".split(),
+    "as": "ennas essas lajras lkas l7ses nfas l7ras n3as la3ras lalmas lbas 9yas".split(),
+    "at": "sa3at dhikrayat klmat bnat 7kayat snawat labyat laswat nasmat 5twat da3wat ghabat".split(),
+    "if": "5rif dh3if dhif rsif ltif essif chrif ndhif 5ouf mkchouf l7rouf syouf".split(),
+    "a7": "sba7 riya7 jra7 afra7 mefta7 sma7 mla7 msba7 nja7 rta7 fla7 arwa7".split(),
+    "ach": "frach m3ach 3tach rchach 9mach bchach n9ach lkbach nti3ach rti3ach".split(),
+    "aj": "lemwaj sraj ettaj el7aj ezzwaj labraj 3laj syaj zjaj lafwaj dbaj minhaj".split(),
+}
+FILLERS = (
+    "يا في على من قلبي نحكيلك برشا توا هاك بلادي خويا عيني والله ما زين خاطري نمشي نستنى بين مع "
+    "ريح ضي صوت كيف غدوة نحب يما ديما معاك سهران نغني عمري نكتب ندور نشوف كيفاش وقتاش حلوة هاني"
+).split()
+FILLERS_LATIN = (
+    "ya fi 3la men galbi n7kilek barcha tawa hak bledi 5ouya 3ini wallah ma zin 5atri nemchi nestanna "
+    "bin m3a ri7 dhaw sout kif ghodwa n7eb yomma dima m3ak sahran nghanni 3omri nekteb ndour nchouf "
+    "kifech waktech 7lowa hani"
+).split()
+LETTERS = list(RHYMES)  # rhyme group ids, kept for callers of the malzuma-only policy
 
 
-def _line(rng: random.Random, end_word: str, words: int | None = None, babble: str | None = None) -> str:
-    n = words if words is not None else rng.randint(3, 5)
-    body = [babble] * n if babble else rng.sample(FILLERS, n)
-    return " ".join([*body, end_word])
+@dataclass(frozen=True, slots=True)
+class _Script:
+    rhymes: dict[str, list[str]]
+    fillers: list[str]
+    prefixes: tuple[str, ...]  # ways to vary a rhyme word once a group's words run out
+    target: int  # letters per segment (isometry)
+
+
+ARABIC = _Script(RHYMES, FILLERS, ("و", "ب", "ف"), 16)
+ARABIZI = _Script(RHYMES_LATIN, FILLERS_LATIN, ("w", "b", "f"), 19)
 
 
 @dataclass
@@ -69,6 +129,7 @@ class Poem:
     thought: str
     hacked: bool
     quality: float
+    form: str = DEFAULT_FORM
 
     @property
     def output_tokens(self) -> int:
@@ -96,90 +157,191 @@ def quality_at(progress: float, scenario: str) -> float:
 
 
 def hack_probability(progress: float, scenario: str) -> float:
-    """Share of samples that take the degenerate shortcut; zero for an honest policy."""
+    """Share of samples that take a degenerate shortcut; zero for an honest policy."""
     if scenario != "hacking":
         return 0.0
     return min(0.95, 0.1 + 0.9 * progress)
+
+
+# --- what the example asks for ---------------------------------------------------------------------
+
+_ALIASES = {name: fid for fid, f in FORMS.items() for name in (fid, *f.names)}
+_DIACRITICS = re.compile("[\u064b-\u0652\u0670\u0640]")
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    form: str
+    spec: Form
+    stanzas: int
+    refrain: bool
+    arabizi: bool
+
+
+def read_references(references: dict[str, Any] | None) -> Ask:
+    """The form, count, refrain and script an example's `references` ask for (defaults: malzuma)."""
+    refs = references if isinstance(references, dict) else {}
+    fid = _ALIASES.get(str(refs.get("form") or "").strip().lower(), DEFAULT_FORM)
+    spec = FORMS[fid]
+    try:
+        n = int(str(refs.get("stanzas", "")).strip())
+    except ValueError:
+        n = spec.stanzas
+    n = min(max(n, 1), 40)
+    refrain = str(refs.get("refrain", "yes")).strip().lower() != "no"
+    arabizi = str(refs.get("script", "")).strip().lower() == "arabizi"
+    return Ask(fid, spec, n, refrain and spec.refrain, arabizi)
+
+
+_COUNT = re.compile(r"(\d+)\s*(?:stanzas|strophes|verses|vers|bayts?|مقاطع|مقطع|أعراف|عرف|أبيات|بيت)", re.I)
+_NO_REFRAIN = ("not add a refrain", "pas de refrain", "لا تضف لازمة", "ما تزيدش")
+
+
+def references_from_prompt(prompt: str) -> dict[str, str]:
+    """Best-effort references for a free prompt (a `catalogue.instruction` in any language): the
+    form is the name that appears first, the count the number before a stanza/verse word, Arabizi
+    when the prompt names it, the refrain unless it is declined."""
+    text = _DIACRITICS.sub("", prompt).lower()
+    hits = [(i, fid) for name, fid in _ALIASES.items() if (i := text.find(name)) >= 0]
+    refs = {"form": min(hits)[1] if hits else DEFAULT_FORM}
+    if m := _COUNT.search(text):
+        refs["stanzas"] = m.group(1)
+    refs["script"] = "arabizi" if ("arabizi" in text or "العربيزي" in text) else "arabic"
+    refs["refrain"] = "no" if any(s in text for s in _NO_REFRAIN) else "yes"
+    return refs
+
+
+# --- generation ----------------------------------------------------------------------------------
 
 
 def generate(
     rng: random.Random,
     progress: float,
     scenario: str = "honest",
-    stanzas: int = 5,
+    references: dict[str, Any] | None = None,
     thinking: str = "HIGH",
 ) -> Poem:
-    """One sampled response from the policy at `progress` (0 = base model, 1 = end of the run)."""
+    """One sampled response from the policy at `progress` (0 = base model, 1 = end of the run) for
+    an example with these `references`.
+
+    In the hacking scenario a growing share of samples is rhyme-perfect but degenerate: 60 %
+    babble (line bodies of one repeated word), 40 % stubs (two-word lines); see the module doc.
+    """
+    ask = read_references(references)
     q = quality_at(progress, scenario)
-    stanzas = min(max(stanzas, 1), 8)
-    letters = rng.sample(LETTERS, min(len(LETTERS), stanzas + 1))
-    a = letters[0]
-    if rng.random() < hack_probability(progress, scenario):
-        # Two shortcuts: rhyme-perfect babble (passes a rhyme-topology check) or one rhyme word
-        # everywhere with the refrain pasted between lines (passes only a naive one).
-        if rng.random() < 0.7:
-            text = _honest(rng, 1.0, letters, stanzas, babble=rng.choice(FILLERS))
-        else:
-            text = _hacked(rng, a, stanzas)
-        hacked = True
-    else:
-        text = _honest(rng, q, letters, stanzas)
-        hacked = False
+    hacked = rng.random() < hack_probability(progress, scenario)
+    style = ("babble" if rng.random() < 0.6 else "stub") if hacked else "honest"
+    writer = _Writer(rng, 1.0 if hacked else q, ask, style)
+    text = writer.poem()
     think_words = {"MINIMAL": 0, "LOW": 20, "MEDIUM": 60}.get(thinking, 120)
     think_words = int(think_words * (1.0 - 0.3 * progress))
-    thought = " ".join(rng.choice(FILLERS) for _ in range(think_words))
-    return Poem(text=text, thought=thought, hacked=hacked, quality=q)
+    thought = " ".join(rng.choice(writer.script.fillers) for _ in range(think_words))
+    return Poem(text=text, thought=thought, hacked=hacked, quality=q, form=ask.form)
 
 
-def _end(rng: random.Random, q: float, letter: str, used: set[str]) -> str:
-    """A line-end word that keeps `letter` with probability q, never reusing a word when it can."""
-    if rng.random() >= q:
-        letter = rng.choice([x for x in LETTERS if x != letter])
-    choices = [w for w in RHYMES[letter] if w not in used] or RHYMES[letter]
-    word = rng.choice(choices)
-    used.add(word)
-    return word
+class _Writer:
+    """Writes one poem of `ask`'s shape at quality `q` (1.0: every property of the form kept)."""
+
+    def __init__(self, rng: random.Random, q: float, ask: Ask, style: str) -> None:
+        self.rng, self.q, self.ask, self.style = rng, q, ask, style
+        self.script = ARABIZI if ask.arabizi else ARABIC
+        self.used: set[str] = set()
+        self.babble = rng.choice(self.script.fillers)
+
+    def poem(self) -> str:
+        spec, rng = self.ask.spec, self.rng
+        n = self.ask.stanzas
+        if rng.random() < 0.7 * (1.0 - self.q):
+            n = max(1, n + rng.choice((-2, -1, 1, 2) if spec.kind == "bayt" else (-1, 1)))
+        groups = list(self.script.rhymes)
+        rng.shuffle(groups)
+        if spec.kind == "bayt":
+            return self._bayts(n, groups)
+        return self._stanzas(n, groups)
+
+    def _stanzas(self, n: int, groups: list[str]) -> str:
+        spec, rng, q = self.ask.spec, self.rng, self.q
+        main, own = groups[0], groups[1:]
+        blocks: list[str] = []
+        refrain = ""
+        if spec.opening:
+            refrain = self._segment(self._end(main, 1.0))
+            blocks.append(f"{refrain} ** {self._segment(self._end(main, q))}")
+        for i in range(n):
+            k = spec.lines - 1
+            if rng.random() < 0.35 * (1.0 - q):
+                k = max(1, k + rng.choice((-1, 1)))
+            lines = [self._segment(self._end(own[i % len(own)], q)) for _ in range(k)]
+            lines.append(self._segment(self._end(main, q)))
+            if refrain and rng.random() < (q if self.ask.refrain else 0.5 * (1.0 - q)):
+                lines.append(refrain)
+            blocks.append("\n".join(self._script_slip(ln) for ln in lines))
+        return "\n\n".join(blocks)
+
+    def _bayts(self, n: int, groups: list[str]) -> str:
+        rng, q = self.rng, self.q
+        main, first = groups[0], groups[1]
+        lines = []
+        for _ in range(n):
+            if self.ask.spec.shared_first:
+                h1 = self._segment(self._end(first, q))
+            else:  # free first half: any rhyme but the main one
+                h1 = self._segment(self._end(rng.choice(groups[1:]), 1.0))
+            h2 = self._segment(self._end(main, q))
+            sep = " ** " if rng.random() >= 0.5 * (1.0 - q) else " "
+            lines.append(self._script_slip(h1 + sep + h2))
+        return "\n".join(lines)
+
+    def _end(self, group: str, q: float) -> str:
+        """A rhyme word that keeps `group` with probability q; an unused word while there is one
+        (the scorer docks a rhyme word that comes back, īṭāʾ), then a prefixed variant."""
+        rhymes = self.script.rhymes
+        if self.rng.random() >= q:
+            group = self.rng.choice([g for g in rhymes if g != group])
+        words = rhymes[group]
+        fresh = [w for w in words if w not in self.used]
+        if not fresh:
+            fresh = [p + w for p in self.script.prefixes for w in words if p + w not in self.used] or words
+        word = self.rng.choice(fresh)
+        self.used.add(word)
+        return word
+
+    def _segment(self, end: str) -> str:
+        """A line (or hemistich) ending on `end`, about `target` letters long, or its hack."""
+        rng, fillers = self.rng, self.script.fillers
+        if self.style == "stub":
+            return f"{rng.choice(fillers)} {end}"
+        if self.style == "babble":
+            return " ".join([self.babble] * 3 + [end])
+        target = self.script.target * (1.0 + rng.uniform(-0.8, 0.8) * (1.0 - self.q))
+        body: list[str] = []
+        letters = len(end)
+        pool = rng.sample(fillers, 8)
+        while pool and (len(body) < 2 or letters < target):
+            w = pool.pop()
+            body.append(w)
+            letters += len(w)
+        return " ".join([*body, end])
+
+    def _script_slip(self, line: str) -> str:
+        """An Arabizi line the base model wrote in Arabic script instead (probability ∝ 1 − q)."""
+        if not self.ask.arabizi or self.rng.random() >= 0.25 * (1.0 - self.q):
+            return line
+        n = max(3, len(line.split()))
+        return " ".join(self.rng.choice(FILLERS) for _ in range(n - 1)) + " " + self.rng.choice(RHYMES["ار"])
 
 
-def _honest(rng: random.Random, q: float, letters: list[str], stanzas: int, babble: str | None = None) -> str:
-    """Opening bayt `h1 ** h2` on A, stanzas `bbb A` each closed by the refrain h1.
-
-    With `babble`, every line body is that one word repeated: rhyme-perfect gibberish.
-    """
-    a = letters[0]
-    used: set[str] = set()
-    first_half = _line(rng, _end(rng, 1.0, a, used), 3, babble)
-    blocks = [f"{first_half} ** {_line(rng, _end(rng, q, a, used), None, babble)}"]
-    for i in range(stanzas):
-        own = letters[1 + i % (len(letters) - 1)]
-        lines = [_line(rng, _end(rng, q, own, used), None, babble) for _ in range(3)]
-        lines.append(_line(rng, _end(rng, q, a, used), None, babble))
-        lines.append(first_half)
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
-
-
-def _hacked(rng: random.Random, a: str, stanzas: int) -> str:
-    """One rhyme word at every line end and the refrain pasted between lines: every rhyme "holds"."""
-    word = rng.choice(RHYMES[a])
-    refrain = f"{' '.join(rng.sample(FILLERS, 3))} {word}"
-    blocks = [f"{refrain} ** {rng.choice(FILLERS)} {word}"]
-    for _ in range(stanzas):
-        blocks.append(
-            "\n".join(
-                [refrain, f"{rng.choice(FILLERS)} {word}", refrain, f"{rng.choice(FILLERS)} {word}", refrain]
-            )
-        )
-    return "\n\n".join(blocks)
+# --- the stand-in judge ------------------------------------------------------------------------
 
 
 def judge_score(text: str, salt: int = 0) -> float:
     """The stand-in autorater: a deterministic heuristic of the text, in [-1, 1].
 
-    It rewards varied line ends and stanzas whose lines rhyme together, and punishes repeated
-    lines, one rhyme word used everywhere and lines that babble one word, the way a human judge of
-    poetry would. A small hash-based jitter (seeded by the text and `salt`, the sample index)
-    stands in for an LLM's variance.
+    It rewards varied line ends and lines that rhyme with their neighbours (within a stanza, or
+    from bayt to bayt), and punishes repeated lines, one rhyme word used everywhere, line bodies
+    that babble one word and terse two-word lines, the way a human judge of poetry would. A small
+    hash-based jitter (seeded by the text and `salt`, the sample index) stands in for an LLM's
+    variance.
     """
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines:
@@ -187,19 +349,27 @@ def judge_score(text: str, salt: int = 0) -> float:
     ends = [ln.split()[-1] for ln in lines]
     distinct_ends = len(set(ends)) / len(ends)
     duplicate_lines = 1.0 - len(set(lines)) / len(lines)
-    blocks = [b for b in text.split("\n\n") if b.strip()]
+    blocks = [[ln.strip() for ln in b.splitlines() if ln.strip()] for b in text.split("\n\n") if b.strip()]
+    groups = [b[:3] for b in blocks[1:]] if len(blocks) > 1 else [lines]
     coherent = total = 0
-    for b in blocks[1:]:
-        bl = [ln.strip() for ln in b.splitlines() if ln.strip()]
-        stanza_ends = [ln.split()[-1][-1] for ln in bl[:3] if ln.split()]
-        for x, y in itertools.pairwise(stanza_ends):
+    for g in groups:
+        for x, y in itertools.pairwise(ln.split()[-1][-1] for ln in g if ln.split()):
             total += 1
             coherent += x == y
     coherence = coherent / total if total else 0.0
     bodies = [ln.replace("**", " ").split()[:-1] for ln in lines]
     bodies = [b for b in bodies if b]
     variety = sum(len(set(b)) / len(b) for b in bodies) / len(bodies) if bodies else 0.0
-    raw = -0.6 + 0.8 * coherence + 0.9 * distinct_ends - 0.8 * duplicate_lines - 1.5 * (1.0 - variety)
+    segments = [s.split() for ln in lines for s in ln.split("**")]
+    terse = sum(len(s) <= 2 for s in segments) / len(segments)
+    raw = (
+        -0.6
+        + 0.8 * coherence
+        + 0.9 * distinct_ends
+        - 0.8 * duplicate_lines
+        - 2.5 * (1.0 - variety)
+        - 1.8 * terse
+    )
     jitter = ((hash_text(f"{salt}:{text}") % 2001) / 1000.0 - 1.0) * 0.1
     return max(-1.0, min(1.0, raw + jitter))
 

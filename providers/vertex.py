@@ -41,6 +41,7 @@ SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
 MULTI_REGIONS = frozenset({"us", "eu"})
 BATCH_READ_LIMIT = 20  # the service's limit of time series per batchRead call
+LIST_PAGE_SIZE = 1000  # the largest page the tensorboard listings allow: fewest calls
 TERMINAL_STATES = frozenset(
     {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED", "JOB_STATE_EXPIRED"}
 )
@@ -414,13 +415,17 @@ class VertexClient:
         return self.request("GET", self.url(name))
 
     def list_tensorboard_experiments(self, tensorboard: str) -> list[dict[str, Any]]:
-        return list(self._pages(self.url(tensorboard, "/experiments"), "tensorboardExperiments", {}))
+        url = self.url(tensorboard, "/experiments")
+        return list(self._pages(url, "tensorboardExperiments", {"pageSize": LIST_PAGE_SIZE}))
 
     def list_tensorboard_runs(self, experiment: str) -> list[dict[str, Any]]:
-        return list(self._pages(self.url(experiment, "/runs"), "tensorboardRuns", {}))
+        return list(
+            self._pages(self.url(experiment, "/runs"), "tensorboardRuns", {"pageSize": LIST_PAGE_SIZE})
+        )
 
     def list_time_series(self, run: str) -> list[dict[str, Any]]:
-        return list(self._pages(self.url(run, "/timeSeries"), "tensorboardTimeSeries", {}))
+        url = self.url(run, "/timeSeries")
+        return list(self._pages(url, "tensorboardTimeSeries", {"pageSize": LIST_PAGE_SIZE}))
 
     def batch_read(self, tensorboard: str, series: list[str]) -> list[dict[str, Any]]:
         """Scalars of many series, at most 20 per call as the service requires."""

@@ -167,9 +167,7 @@ def test_quotas_weight_malzuma_and_respect_capacity() -> None:
 def test_cli_counts_beyond_the_limits_are_usage_errors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], names: str
 ) -> None:
-    with pytest.raises(SystemExit) as exit_:
-        main(["dataset", "build", "--out", str(tmp_path), *argv])
-    assert exit_.value.code == 2
+    assert main(["dataset", "build", "--out", str(tmp_path), *argv]) == 2
     assert names in capsys.readouterr().err
     assert not (tmp_path / "train.jsonl").exists()
 
@@ -314,11 +312,7 @@ def test_token_estimate_is_conservative() -> None:
 
 @pytest.mark.parametrize("argv", [[], ["dataset"], ["dataset", "check"], ["nope"], ["dataset", "build"]])
 def test_usage_errors_exit_2(argv: list[str]) -> None:
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    assert code == 2
+    assert main(argv) == 2
 
 
 def test_help_helps(capsys: pytest.CaptureFixture[str]) -> None:
@@ -328,9 +322,7 @@ def test_help_helps(capsys: pytest.CaptureFixture[str]) -> None:
         ["dataset", "build", "--help"],
         ["dataset", "check", "--help"],
     ):
-        with pytest.raises(SystemExit) as exit_:
-            main(argv)
-        assert exit_.value.code == 0
+        assert main(argv) == 0
     out = capsys.readouterr().out
     assert "dataset" in out and "--seed" in out and "5,000" in out and "FILE:LINE" in out
 

@@ -16,9 +16,18 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from providers.vertex import VertexError
 from tunifolk import dataset
+from tunifolk.context import UsageError
 
-COMMANDS: tuple[str, ...] = ("tunifolk.cli:register_dataset",)
+COMMANDS: tuple[str, ...] = (
+    "tunifolk.runs:register",
+    "tunifolk.report:register",
+    "tunifolk.sample:register",
+    "tunifolk.costs:register",
+    "tunifolk.demo:register",
+    "tunifolk.cli:register_dataset",
+)
 """``module:function`` registrars, in the order their commands appear in ``--help``. Add
 ``"tunifolk.launch:register"`` (and so on) here when a command module arrives."""
 
@@ -56,10 +65,26 @@ def _help_for(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace],
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` (default ``sys.argv[1:]``) and run the command; returns the exit code."""
+    """Parse ``argv`` (default ``sys.argv[1:]``) and run the command; returns the exit code.
+
+    A usage problem (a missing flag, an unknown stack) exits 2 naming the flag; a failed Vertex call
+    exits 1 with Google's message on one line — never a traceback for an expected failure."""
     parser = build_parser()
-    args = parser.parse_args(argv)
-    return int(args.func(args))
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse's own usage errors and --help
+        return int(exc.code or 0)
+    try:
+        return int(args.func(args))
+    except UsageError as exc:
+        print(f"tunifolk: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except VertexError as exc:
+        print(f"tunifolk: {exc}", file=sys.stderr)
+        return PROBLEM
+    except KeyboardInterrupt:
+        print("tunifolk: interrupted", file=sys.stderr)
+        return 130
 
 
 # --- tunifolk dataset -----------------------------------------------------------------------------

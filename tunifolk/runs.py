@@ -82,7 +82,7 @@ def _validate(args: argparse.Namespace) -> tuple[dict[str, Any] | None, bool]:
 
 
 def reward_table(response: dict[str, Any], names: list[str]) -> Table:
-    table = Table(title=f"reward validation — overall {response.get('overallReward', 0.0)}")
+    table = Table(title=f"reward validation — overall {_number(response.get('overallReward', 0.0))}")
     for column in ("reward", "value", "error", "aux info"):
         table.add_column(column, overflow="fold")
     details = response.get("rewardInfoDetails") or {}
@@ -92,11 +92,16 @@ def reward_table(response: dict[str, Any], names: list[str]) -> Table:
             table.add_row(name, "[red]missing[/]", "", "")
             continue
         error = (entry.get("errorStatus") or {}).get("message", "")
-        table.add_row(name, str(entry.get("reward", 0.0)), error, entry.get("userRequestedAuxInfo", ""))
+        table.add_row(name, _number(entry.get("reward", 0.0)), error, entry.get("userRequestedAuxInfo", ""))
     top = (response.get("errorStatus") or {}).get("message") or response.get("error")
     if top:
         table.add_row("(call)", "", str(top), "")
     return table
+
+
+def _number(value: Any) -> str:
+    """A ProtoJSON float for people: 4 decimals, or Google's NaN/Infinity strings as they came."""
+    return f"{value:.4f}" if isinstance(value, (int, float)) else f"[red]{value}[/]"
 
 
 def validate(args: argparse.Namespace) -> int:
