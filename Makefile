@@ -34,7 +34,7 @@ fmt: $(STAMP)
 bench: $(STAMP)
 	@set -e; for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f; done
 
-## make fuzz: 10,000+ malformed and adversarial requests against a running scorer
+## make fuzz: 10,000+ malformed and adversarial requests against a scorer it starts itself
 fuzz: $(STAMP)
 	$(PY) bench/fuzz_scorer.py --count 10000
 

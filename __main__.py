@@ -4,10 +4,11 @@ import pulumi
 import pulumi_gcp as gcp
 
 from components import config
+from components.agents import tuning_agent
 from components.apis import EnabledApis
 from components.dataset import TuningDataset, TuningDatasetArgs
 from components.pipeline import TuningPipeline, TuningPipelineArgs, load_validation_example
-from components.scorer import RewardScorer, RewardScorerArgs
+from components.scorer import RewardScorer, RewardScorerArgs, account_id
 
 cfg = config.load()
 project = gcp.organizations.get_project_output(project_id=cfg.project)
@@ -23,6 +24,7 @@ dataset = TuningDataset(
         prefix=cfg.dataset.prefix,
         force_destroy=cfg.force_destroy_bucket,
         labels=cfg.labels,
+        reader=tuning_agent(project.number),
     ),
     opts=after_apis,
 )
@@ -34,6 +36,7 @@ scorer = (
             region=cfg.region,
             project_number=project.number,
             config=cfg.scorer,
+            account_id=account_id(pulumi.get_stack()),
             labels=cfg.labels,
         ),
         opts=after_apis,

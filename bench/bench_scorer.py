@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from scorer.score import score  # noqa: E402
 from servers import free_port  # noqa: E402
+from tunifolk.local import stop  # noqa: E402
 
 SAMPLE = (ROOT / "data" / "samples" / "malzuma.txt").read_text(encoding="utf-8")
 A, B = SAMPLE.split("\n", 1)[0].split(" ** ")
@@ -108,15 +109,6 @@ def first_200(port: int, proc: subprocess.Popen, timeout: float = 20.0) -> float
         except OSError:
             time.sleep(0.002)
     raise RuntimeError("no 200 in time")
-
-
-def stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 async def _conn_loop(port: int, until: float, lat: list[float], req: bytes) -> None:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pulumi
 import pulumi_gcp as gcp
 
-SERVICES = ("aiplatform.googleapis.com", "run.googleapis.com", "storage.googleapis.com", "iam.googleapis.com")
+SERVICES = (
+    "aiplatform.googleapis.com",
+    "run.googleapis.com",
+    "storage.googleapis.com",
+    "iam.googleapis.com",
+    "artifactregistry.googleapis.com",  # where the scorer image lives
+    "cloudresourcemanager.googleapis.com",  # the project number for the tuning agent's grant
+)
 
 
 class EnabledApis(pulumi.ComponentResource):

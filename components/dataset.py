@@ -1,4 +1,5 @@
-"""TuningDataset: the private bucket that holds the tuning JSONL, and the uploaded files.
+"""TuningDataset: the private bucket that holds the tuning JSONL, the uploaded files, and read access
+for the tuning agent (granted explicitly rather than left to project-level defaults).
 
 Object names carry a digest of the file's bytes, so a changed dataset is a new object and a new
 `gs://` URI — which the tuning job treats as a change of spec, i.e. a deliberate replacement, never
@@ -42,8 +43,9 @@ class TuningDatasetArgs:
     train_path: str
     validation_path: str | None = None
     prefix: str = "rlft/v1"
-    force_destroy: bool = False
+    force_destroy: bool = True
     labels: dict[str, str] = field(default_factory=dict)
+    reader: pulumi.Input[str] | None = None  # an IAM member given roles/storage.objectViewer
 
 
 class TuningDataset(pulumi.ComponentResource):
@@ -54,6 +56,7 @@ class TuningDataset(pulumi.ComponentResource):
     validation_uri: pulumi.Output[str] | None
     example_count: int
     validation_count: int | None
+    reader_grant: gcp.storage.BucketIAMMember | None
 
     def __init__(
         self, name: str, args: TuningDatasetArgs, opts: pulumi.ResourceOptions | None = None
@@ -70,6 +73,15 @@ class TuningDataset(pulumi.ComponentResource):
             labels=args.labels,
             opts=child,
         )
+        self.reader_grant = None
+        if args.reader is not None:
+            self.reader_grant = gcp.storage.BucketIAMMember(
+                f"{name}-reader",
+                bucket=self.bucket.name,
+                role="roles/storage.objectViewer",
+                member=args.reader,
+                opts=child,
+            )
         train = local_file(args.train_path)
         self.example_count = count_examples(train)
         self.train_uri = self._upload(name, "train", train, args.prefix, child)

@@ -3,7 +3,7 @@
 The job takes the dataset URIs and example count from TuningDataset, the scorer's URI for every
 `cloudRun: scorer` reward, and a `validation_example` pairing a real dataset line with a real
 response. It depends on the invoker grant, so Vertex is allowed to call the scorer before the
-reward is validated and the job is created.
+reward is validated and the job is created — and on the dataset's read grant, for the same reason.
 """
 
 from __future__ import annotations
@@ -57,6 +57,8 @@ class TuningPipeline(pulumi.ComponentResource):
         }
         if args.dataset.validation_uri is not None:
             inputs["validation_dataset_uri"] = args.dataset.validation_uri
-        depends = [args.scorer.invoker] if args.scorer else []
+        depends: list[pulumi.Resource] = [args.scorer.invoker] if args.scorer else []
+        if args.dataset.reader_grant is not None:
+            depends.append(args.dataset.reader_grant)
         self.job = RlftTuningJob(name, inputs, opts=pulumi.ResourceOptions(parent=self, depends_on=depends))
         self.register_outputs({"job": self.job.name, "state": self.job.state, "endpoint": self.job.endpoint})

@@ -8,21 +8,22 @@ and because the flag is read from state, `pulumi destroy` would otherwise fail.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_gcp as gcp
 
+from components.agents import tuning_agent
 from providers.stack import ScorerConfig
 
 INVOKER_ROLE = "roles/run.invoker"
 
 
-def tuning_agent(project_number: pulumi.Input[str]) -> pulumi.Output[str]:
-    """The IAM member of Vertex's secure fine-tuning service agent: the caller of Cloud Run rewards."""
-    return pulumi.Output.concat(
-        "serviceAccount:service-", project_number, "@gcp-sa-vertex-tune.iam.gserviceaccount.com"
-    )
+def account_id(stack: str) -> str:
+    """The scorer's service-account id, one per stack (6–30 chars of [a-z0-9-], starting a letter)."""
+    slug = re.sub(r"[^a-z0-9-]+", "-", stack.lower()).strip("-") or "stack"
+    return f"tunifolk-scorer-{slug}"[:30].rstrip("-")
 
 
 @dataclass
@@ -31,6 +32,7 @@ class RewardScorerArgs:
     region: str
     project_number: pulumi.Input[str]
     config: ScorerConfig
+    account_id: str = "tunifolk-scorer"
     labels: dict[str, str] = field(default_factory=dict)
 
 
@@ -49,7 +51,7 @@ class RewardScorer(pulumi.ComponentResource):
         self.service_account = gcp.serviceaccount.Account(
             f"{name}-sa",
             project=args.project,
-            account_id="tunifolk-scorer",
+            account_id=args.account_id,
             display_name="tunifolk reward scorer (no roles)",
             opts=child,
         )

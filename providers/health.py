@@ -49,6 +49,12 @@ def window_means(points: list[Point], share: float = 0.25) -> tuple[float, float
     return sum(values[:k]) / k, sum(values[-k:]) / k
 
 
+def latest_by_reward(metrics: Metrics, series: str) -> dict[str, float]:
+    """The latest value of `{reward}/{series}` for every reward that logged it."""
+    found = {r: metrics.latest(f"{r}/{series}") for r in metrics.reward_names()}
+    return {r: v for r, v in found.items() if v is not None}
+
+
 def divergence(metrics: Metrics) -> Verdict:
     moves = {}
     for reward in metrics.reward_names():
@@ -99,11 +105,7 @@ def generation_length(metrics: Metrics, max_output_tokens: int | None) -> Verdic
 
 
 def rpc_errors(metrics: Metrics) -> Verdict:
-    figures = {}
-    for reward in metrics.reward_names():
-        latest = metrics.latest(f"{reward}/train_rpc_error_ratio")
-        if latest is not None:
-            figures[reward] = latest
+    figures = latest_by_reward(metrics, "train_rpc_error_ratio")
     worst = max(figures.items(), key=lambda kv: kv[1], default=(None, 0.0))
     if worst[0] is None:
         return Verdict("rpc_errors", OK, "no reward rpc series logged", figures)
@@ -136,11 +138,7 @@ def learnable_prompts(metrics: Metrics) -> Verdict:
 
 
 def clipping(metrics: Metrics) -> Verdict:
-    figures = {}
-    for reward in metrics.reward_names():
-        latest = metrics.latest(f"{reward}/train_clipping_rewards_ratio")
-        if latest is not None:
-            figures[reward] = latest
+    figures = latest_by_reward(metrics, "train_clipping_rewards_ratio")
     clipped = sorted(r for r, v in figures.items() if v > CLIPPING_WARN)
     if clipped:
         return Verdict(

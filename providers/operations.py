@@ -123,14 +123,14 @@ def create_or_adopt(client: VertexClient, inputs: dict[str, Any], attempts: int 
 
 
 def adoptable(client: VertexClient, parent: str, label: str) -> dict[str, Any] | None:
-    """A job with this spec label that is live, or SUCCEEDED with its tuned endpoint still present;
-    never a FAILED or CANCELLED one."""
+    """A job with this spec label that is live, or SUCCEEDED with its tuned model still present;
+    never a FAILED or CANCELLED one (nor a success whose model was cleaned up)."""
     for job in client.find_jobs_by_label(parent, spec.SPEC_LABEL, label):
         state = job.get("state")
         if state in LIVE_STATES:
             return job
-        endpoint = (job.get("tunedModel") or {}).get("endpoint")
-        if state == "JOB_STATE_SUCCEEDED" and endpoint and _exists(client.get_endpoint, endpoint):
+        model = (job.get("tunedModel") or {}).get("model")
+        if state == "JOB_STATE_SUCCEEDED" and model and _exists(client.get_model, model.split("@", 1)[0]):
             return job
     return None
 

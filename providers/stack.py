@@ -17,9 +17,10 @@ from typing import Any
 
 NS = "tunifolk"
 SCORER_PLACEHOLDER = "scorer"  # `cloudRun: scorer` means "the RewardScorer's URI"
-REQUIRED = ("gcp:project", f"{NS}:baseModel", f"{NS}:dataset", f"{NS}:hyperParameters", f"{NS}:rewards")
+REQUIRED = ("gcp:project", f"{NS}:dataset", f"{NS}:hyperParameters", f"{NS}:rewards")
 OPTIONAL = (
     f"{NS}:region",
+    f"{NS}:baseModel",
     f"{NS}:scorer",
     f"{NS}:wait",
     f"{NS}:waitTimeoutSeconds",
@@ -96,7 +97,7 @@ class StackConfig:
     cleanup: str = "all"
     max_cost_usd: float | None = None
     enable_apis: bool = False
-    force_destroy_bucket: bool = False
+    force_destroy_bucket: bool = True  # the bucket only holds the dataset, which lives in git
     labels: dict[str, str] = field(default_factory=dict)
     pre_tuned_model: dict[str, str] | None = None
     validation_example: str = "data/validation_example.json"
@@ -224,7 +225,12 @@ def parse(raw: Mapping[str, Any]) -> StackConfig:
             names = ", ".join(sorted(k.split(":", 1)[1] for k in known if k.startswith(NS)))
             raise ConfigError(f"{key} is not a tunifolk setting: use one of {names}")
     project = _need(raw, "gcp:project", "pulumi config set gcp:project YOUR_PROJECT_ID")
-    base_model = _need(raw, f"{NS}:baseModel", "pulumi config set tunifolk:baseModel gemini-3.5-flash")
+    base_model = raw.get(f"{NS}:baseModel") or ""
+    if not base_model and not raw.get(f"{NS}:preTunedModel"):
+        raise ConfigError(
+            f"{NS}:baseModel is missing: pulumi config set tunifolk:baseModel gemini-3.5-flash "
+            "(or set tunifolk:preTunedModel to continue from a tuned model)"
+        )
     ds = _object(
         _need(raw, f"{NS}:dataset", "set tunifolk:dataset to {train: data/train.jsonl, validation: ...}"),
         f"{NS}:dataset",
@@ -277,7 +283,7 @@ def parse(raw: Mapping[str, Any]) -> StackConfig:
             else None
         ),
         enable_apis=_bool(raw.get(f"{NS}:enableApis", False), f"{NS}:enableApis"),
-        force_destroy_bucket=_bool(raw.get(f"{NS}:forceDestroyBucket", False), f"{NS}:forceDestroyBucket"),
+        force_destroy_bucket=_bool(raw.get(f"{NS}:forceDestroyBucket", True), f"{NS}:forceDestroyBucket"),
         labels=dict(raw.get(f"{NS}:labels") or {}),
         validation_example=str(raw.get(f"{NS}:validationExample") or "data/validation_example.json"),
         pre_tuned_model=(

@@ -383,6 +383,9 @@ class VertexClient:
     def delete_endpoint(self, name: str) -> dict[str, Any]:
         return self.request("DELETE", self.url(name))
 
+    def get_model(self, name: str) -> dict[str, Any]:
+        return self.request("GET", self.url(name))
+
     def delete_model(self, name: str) -> dict[str, Any]:
         return self.request("DELETE", self.url(name))
 

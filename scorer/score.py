@@ -157,6 +157,27 @@ def _count_score(n: int, target: int, lo: int, hi: int) -> float:
     return max(0.0, inside * 0.75 - 0.2 * dist) if dist > 0 else inside
 
 
+def _score_count(
+    sub: dict[str, float],
+    pen: dict[str, float],
+    n: int,
+    spec: FormSpec,
+    refs: dict[str, str],
+    pad_rate: float,
+) -> None:
+    """Stanza (or bayt) count: partial credit peaked at the asked count (`references.stanzas`, else the
+    form's default, within its range); each unit beyond the range is padding and costs `pad_rate`."""
+    target = _int_ref(refs.get("stanzas"))
+    lo, hi = spec.stanzas_range
+    if target is not None:
+        lo = hi = target
+    else:
+        target = spec.stanzas
+    sub["count"] = _count_score(n, target, lo, hi)
+    if n > hi:
+        pen["pad"] = min(0.5, pad_rate * (n - hi))
+
+
 def _iso(lengths: list[int]) -> float:
     """Within-poem isometry: 1 − excess coefficient of variation of letters per segment."""
     if len(lengths) < 2:
@@ -279,15 +300,7 @@ def _score_strophic(
         stanza_groups.append(keys[:-1])
 
     n = len(sizes)
-    target = _int_ref(refs.get("stanzas"))
-    lo, hi = spec.stanzas_range
-    if target is not None:
-        lo = hi = target
-    else:
-        target = spec.stanzas
-    sub["count"] = _count_score(n, target, lo, hi)
-    if n > hi:
-        pen["pad"] = min(0.5, 0.08 * (n - hi))
+    _score_count(sub, pen, n, spec, refs, pad_rate=0.08)
 
     sub["main"] = _pair_mean(main_keys) if len(main_keys) >= 2 else 0.0
     stanza_scores: list[float] = []
@@ -374,15 +387,7 @@ def _score_bayt(
                     pairs.append((w, w))
         scored_lines = lines
     n = len(pairs)
-    target = _int_ref(refs.get("stanzas"))
-    lo, hi = spec.stanzas_range
-    if target is not None:
-        lo = hi = target
-    else:
-        target = spec.stanzas
-    sub["count"] = _count_score(n, target, lo, hi)
-    if n > hi:
-        pen["pad"] = min(0.5, 0.04 * (n - hi))
+    _score_count(sub, pen, n, spec, refs, pad_rate=0.04)
     firsts = [rhyme_key(a[-1]) for a, _ in pairs]
     seconds = [rhyme_key(b[-1]) for _, b in pairs]
     sub["main"] = _pair_mean(seconds) if n >= 2 else 0.0

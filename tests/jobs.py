@@ -9,6 +9,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "tunifolk-test"
 BUCKET = "tunifolk-data"
+SEEDED_FAULTS = (
+    *("--fault-seed", "11"),
+    *("--fault-503-rate", "0.2", "--fault-429-rate", "0.1", "--retry-after", "0"),
+)
+"""20 % 503s and 10 % 429s (Retry-After: 0) from a fixed seed: the same faults on every run."""
 FAST = {"poll_seconds": 0.05, "max_poll_seconds": 0.2, "permission_retry_interval": 0.05}
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,12 +23,6 @@ from tunifolk.cli import main
 PROJECT = "tunifolk-cli"
 LOCATION = "us-central1"
 WHERE = ["--stack", "dev", "--project", PROJECT]
-
-
-@pytest.fixture(scope="module")
-def scorer_uri() -> Iterator[str]:
-    with servers.scorer() as url:
-        yield url
 
 
 @pytest.fixture

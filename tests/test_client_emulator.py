@@ -28,7 +28,7 @@ import requests
 
 import servers
 from discovery import ShapeError, validate
-from jobs import PROJECT, inputs, write_dataset
+from jobs import PROJECT, SEEDED_FAULTS, inputs, write_dataset
 from providers import operations, spec
 from providers.metrics import read_metrics
 from providers.vertex import (
@@ -45,16 +45,6 @@ PARENT = f"projects/{PROJECT}/locations/{LOCATION}"
 STEP = ("--step-seconds", "0.01")
 # Same attempt count as the default policy (8), only faster backoff, so retry budgets are the real ones.
 FAST = RetryPolicy(initial=0.01, maximum=0.05)
-SEEDED_FAULTS = (
-    "--fault-seed",
-    "11",
-    "--fault-503-rate",
-    "0.2",
-    "--fault-429-rate",
-    "0.1",
-    "--retry-after",
-    "0",
-)
 DEADLINE = 30.0
 # 15 job-wide series + 12 per reward (structure: Cloud Run, poetic_quality: autorater).
 JOB_SERIES = {
@@ -202,12 +192,6 @@ def check_exchange(ex: Exchange) -> None:
 
 
 # --- fixtures and helpers -------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def scorer_uri() -> Iterator[str]:
-    with servers.scorer() as url:
-        yield url
 
 
 @pytest.fixture(scope="module")

@@ -143,6 +143,7 @@ def test_dev_stack_graph(dev) -> None:
             "gcp:storage/bucket:Bucket",
             "gcp:storage/bucketObject:BucketObject",
             "gcp:storage/bucketObject:BucketObject",
+            "gcp:storage/bucketIAMMember:BucketIAMMember",
             "tunifolk:scorer:RewardScorer",
             "gcp:serviceaccount/account:Account",
             "gcp:cloudrunv2/service:Service",
@@ -184,8 +185,27 @@ def test_scorer_service_and_grant(dev) -> None:
     )
     (account,) = by_type(resources, "gcp:serviceaccount/account:Account")
     assert (
-        template["serviceAccount"] == f"tunifolk-scorer@{account.inputs['project']}.iam.gserviceaccount.com"
+        template["serviceAccount"]
+        == f"tunifolk-scorer-test@{account.inputs['project']}.iam.gserviceaccount.com"
     )
+
+
+def test_the_tuning_agent_reads_the_dataset_and_the_job_waits_for_both_grants(dev) -> None:
+    resources = dev[1]
+    agent = f"serviceAccount:service-{PROJECT_NUMBER}@gcp-sa-vertex-tune.iam.gserviceaccount.com"
+    (reader,) = by_type(resources, "gcp:storage/bucketIAMMember:BucketIAMMember")
+    assert reader.inputs["role"] == "roles/storage.objectViewer" and reader.inputs["member"] == agent
+    (grant,) = by_type(resources, "gcp:cloudrunv2/serviceIamMember:ServiceIamMember")
+    (job,) = by_type(resources, JOB)
+    assert {reader.urn, grant.urn} <= job.dependencies
+
+
+def test_scorer_account_ids_are_per_stack_and_valid() -> None:
+    from components.scorer import account_id
+
+    assert account_id("dev") == "tunifolk-scorer-dev"
+    long = account_id("Europe_West4-Production-Stack")
+    assert len(long) <= 30 and long.startswith("tunifolk-scorer-") and not long.endswith("-")
 
 
 def test_job_inputs_are_wired(dev) -> None:
@@ -235,12 +255,11 @@ def test_second_stack_europe_west4_one_reward() -> None:
     (service,) = by_type(resources, "gcp:cloudrunv2/service:Service")
     assert service.inputs["location"] == "europe-west4"
     apis = sorted(r.inputs["service"] for r in by_type(resources, "gcp:projects/service:Service"))
-    assert apis == [
-        "aiplatform.googleapis.com",
-        "iam.googleapis.com",
-        "run.googleapis.com",
-        "storage.googleapis.com",
-    ]
+    assert {"aiplatform.googleapis.com", "run.googleapis.com", "storage.googleapis.com"} <= set(apis)
+    assert "artifactregistry.googleapis.com" in apis  # the scorer image's registry
+    assert all(
+        r.inputs["disableOnDestroy"] is False for r in by_type(resources, "gcp:projects/service:Service")
+    )
     assert policy.violations(resources) == []
 
 
@@ -284,7 +303,19 @@ def test_a_wrong_config_key_is_named(key: str, value: str, named: str) -> None:
         stack.parse({k: json.loads(v) if v[:1] in "[{" else v for k, v in config.items()})
 
 
+def parsed(config: dict[str, str]) -> stack.StackConfig:
+    return stack.parse({k: json.loads(v) if v[:1] in "[{" else v for k, v in config.items()})
+
+
 def test_a_missing_key_is_named_with_its_fix() -> None:
     config = {k: v for k, v in stack_config("dev").items() if k != "tunifolk:baseModel"}
     with pytest.raises(stack.ConfigError, match="tunifolk:baseModel is missing: pulumi config set"):
-        stack.parse({k: json.loads(v) if v[:1] in "[{" else v for k, v in config.items()})
+        parsed(config)
+
+
+def test_continuous_tuning_needs_no_base_model() -> None:
+    config = {k: v for k, v in stack_config("dev").items() if k != "tunifolk:baseModel"}
+    pre = {"tunedModelName": "projects/p/locations/us-central1/models/42", "checkpointId": "3"}
+    inputs = parsed({**config, "tunifolk:preTunedModel": json.dumps(pre)}).job_inputs()
+    assert "base_model" not in inputs
+    assert inputs["pre_tuned_model"] == {"tuned_model_name": pre["tunedModelName"], "checkpoint_id": "3"}

@@ -18,16 +18,10 @@ import requests
 
 import servers
 from discovery import validate
-from jobs import FAST, PROJECT, inputs, write_dataset
+from jobs import FAST, PROJECT, SEEDED_FAULTS, inputs, write_dataset
 from providers import spec
 from providers.tuning_job import RlftTuningJobProvider
 from providers.vertex import ENDPOINT_ENV
-
-
-@pytest.fixture(scope="module")
-def scorer_uri() -> Iterator[str]:
-    with servers.scorer() as url:
-        yield url
 
 
 @pytest.fixture
@@ -92,17 +86,7 @@ def test_lifecycle_create_read_delete(gcs: Path, scorer_uri: str, monkeypatch) -
 
 
 def test_faults_do_not_lose_or_double_a_job(gcs: Path, scorer_uri: str, monkeypatch) -> None:
-    faults = (
-        "--fault-seed",
-        "11",
-        "--fault-503-rate",
-        "0.2",
-        "--fault-429-rate",
-        "0.1",
-        "--retry-after",
-        "0",
-    )
-    with start_emulator(gcs, *faults, "--create-fault", "after") as emu:
+    with start_emulator(gcs, *SEEDED_FAULTS, "--create-fault", "after") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         provider = RlftTuningJobProvider(**FAST)
         created = provider.create(checked(inputs(scorer_uri)))

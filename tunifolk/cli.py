@@ -28,8 +28,7 @@ COMMANDS: tuple[str, ...] = (
     "tunifolk.demo:register",
     "tunifolk.cli:register_dataset",
 )
-"""``module:function`` registrars, in the order their commands appear in ``--help``. Add
-``"tunifolk.launch:register"`` (and so on) here when a command module arrives."""
+"""``module:function`` registrars, in the order their commands appear in ``--help``."""
 
 USAGE_ERROR = 2
 PROBLEM = 1
