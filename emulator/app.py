@@ -13,7 +13,6 @@ import asyncio
 import base64
 import contextlib
 import math
-import random
 import re
 import time
 from collections import Counter
@@ -496,14 +495,10 @@ class Emulator:
             raise ApiError(404, f"Endpoint `{rest.removesuffix(':generateContent')}` not found.")
         if not ep.deployed:
             raise ApiError(400, f"Endpoint `{ep.name}` has no deployed model.", status="FAILED_PRECONDITION")
-        prompt = orjson.dumps(body).decode()
-        rng = random.Random(policy.hash_text(ep.name + prompt))
-        stanzas = 5
-        if m := re.search(r"(\d+)\s*(?:stanzas|مقاطع|مقطع)", prompt):
-            stanzas = int(m.group(1))
-        thinking = (body.get("generationConfig") or {}).get("thinkingConfig", {}).get("thinkingLevel", "HIGH")
-        poem = policy.generate(rng, ep.progress, ep.scenario, stanzas, str(thinking))
-        return json_response(self._generate_response(poem, ep.deployed[0]["model"], prompt))
+        poem = ep.generate(body)
+        return json_response(
+            self._generate_response(poem, ep.deployed[0]["model"], orjson.dumps(body).decode())
+        )
 
     # --- endpoints, models, operations -----------------------------------------------------------
 

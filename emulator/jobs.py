@@ -431,8 +431,7 @@ class JobStore:
         samples = []
         for _ in range(s.samples_per_step):
             ex = rng.choice(examples)
-            stanzas = protojson.parse_int((ex.get("references") or {}).get("stanzas")) or 5
-            samples.append((ex, policy.generate(rng, progress, s.scenario, stanzas, thinking)))
+            samples.append((ex, policy.generate(rng, progress, s.scenario, ex.get("references"), thinking)))
         metadata = {"step": step, "tuning_job_id": job.id}
         coros = [
             self.caller.score(cfg, ex, poem.content(), metadata, job.location, fail_rng, s.reward_fail_rate)

@@ -15,11 +15,18 @@ run's do.
 The *hacking* policy learns two shortcuts, both rhyme-perfect, that a structure check likes and a
 reader does not (see `generate`):
 
-* babble: every line body is one filler word repeated (``يا يا يا الدار``). The real scorer reads
-  form, not sense, so it barely notices; the stand-in judge punishes the lack of variety.
-* stubs: two-word lines (filler + rhyme word). The real scorer docks strophic forms for short
-  segments (``short``: 0.25 per two-word line) but still pays for the rhyme plan, and ignores
-  two-word hemistichs in bayt forms; the judge punishes terse lines.
+* babble (60 % of hacked samples): every line body is one filler word repeated
+  (``يا يا يا الدار``) on a perfect rhyme plan. The real scorer reads form, not sense: it pays
+  in full (reward 1.0), except in the malzuma, where lines that share the babble look like
+  near-copies of the refrain and cost refrain penalties (about 0.67). The judge punishes the
+  missing variety (about −0.6 to −1).
+* stubs (40 %): two-word lines (filler + rhyme word). The real scorer docks strophic forms a
+  quarter of their quality for short segments (reward 0.5) and does not penalise two-word
+  hemistichs in gsim/qasida (1.0); the judge punishes terse lines (about −0.7 to −1).
+
+Repeating one rhyme word and pasting the refrain between lines (the old hack) are not used: the
+real scorer's īṭāʾ, duplicate-line and extra-refrain penalties sink them, so the structure reward
+would fall with them instead of rising.
 
 Shapes (scorer/catalogue.py): strophic forms are stanzas of ``lines`` segments, all on the stanza's
 own rhyme but the last, which carries the poem-wide rhyme; the malzuma opens with a bayt
@@ -58,54 +65,61 @@ FORMS: dict[str, Form] = {
     "mugef": Form("strophic", 5, 4, names=("mugef", "mouguef", "mukef", "mouqef", "موڨف", "موقف")),
     "muthallath": Form("strophic", 6, 3, names=("muthallath", "mouthallath", "mutawallith", "مثلث")),
     "mukhammas": Form("strophic", 5, 5, names=("mukhammas", "moukhammas", "mkhammes", "مخمس")),
-    "msaddes": Form("strophic", 4, 6, names=("msaddes", "mseddes", "m'seddes", "mussaddes", "musaddas", "مسدس")),
+    "msaddes": Form(
+        "strophic", 4, 6, names=("msaddes", "mseddes", "m'seddes", "mussaddes", "musaddas", "مسدس")
+    ),
     "qasida": Form("bayt", 10, names=("qasida", "qaside", "kasida", "قصيدة")),
 }
 DEFAULT_FORM = "malzuma"
 
+
+def _w(words: str) -> list[str]:
+    return words.split()
+
+
 # Rhyme words, one group per rhyme. Within a group every word has the same rhyme key for the scorer
 # (rawī, ridf, waṣl); across groups the rawīs differ and are not near-articulation pairs (so ن and م,
-# ق and ك, ت and ط… never both appear). tests/test_emulator.py checks this with the real scorer.
+# ق and ك, ت and ط… never both appear). tests/test_emulator_policy.py checks this with the real scorer.
 RHYMES: dict[str, list[str]] = {
-    "ار": "الدار النار الأسرار الأخبار الأشجار الأمطار الأزهار البحّار الأنوار الأقدار المشوار النهار".split(),
-    "ان": "الزمان المكان الأمان الحنان البستان الألوان الإنسان الفنان الرمان الأوطان الألحان النسيان".split(),
-    "ال": "الجمال الخيال الرجال الحال السؤال الجبال الآمال الظلال الهلال المحال الرمال الموال".split(),
-    "يد": "بعيد جديد العيد النشيد الوعود الحدود العود السعيد الوريد الحديد الورود الخدود".split(),
-    "اب": "العتاب الأحباب الباب السحاب الشباب الغياب التراب الكتاب الجواب الصواب الضباب السراب".split(),
-    "يع": "الربيع بديع الدموع الشموع جميع الطلوع سريع رفيع الرجوع الخشوع الضلوع الربوع".split(),
-    "يق": "الطريق الصديق الرفيق عميق الحريق بريق الشروق الشوق العروق السوق الرحيق العتيق".split(),
-    "اس": "الناس الساس الأجراس الكاس الإحساس الأنفاس الحراس القياس النعاس الأعراس اللباس الألماس".split(),
-    "ات": "الساعات الذكريات الكلمات البنات الحكايات السنوات الأبيات الأصوات النسمات الخطوات الغابات".split(),
-    "يف": "الخريف ضعيف الضيف الرصيف اللطيف الصيف الشريف النظيف الخوف مكشوف الحروف السيوف".split(),
-    "اح": "الصباح الرياح الجراح الأفراح المفتاح السماح الملاح المصباح النجاح الفلاح الأرواح".split(),
-    "اش": "الفراش المعاش عطاش الرشاش القماش الخشخاش النقاش الانتعاش الارتعاش البشاش".split(),
-    "اج": "الأمواج السراج التاج الحاج الزواج الأبراج الديباج العلاج السياج الأفواج الزجاج".split(),
+    "ار": _w("الدار النار الأسرار الأخبار الأشجار الأمطار الأزهار البحّار الأنوار الأقدار المشوار النهار"),
+    "ان": _w("الزمان المكان الأمان الحنان البستان الألوان الإنسان الفنان الرمان الأوطان الألحان النسيان"),
+    "ال": _w("الجمال الخيال الرجال الحال السؤال الجبال الآمال الظلال الهلال المحال الرمال الموال"),
+    "يد": _w("بعيد جديد العيد النشيد الوعود الحدود العود السعيد الوريد الحديد الورود الخدود"),
+    "اب": _w("العتاب الأحباب الباب السحاب الشباب الغياب التراب الكتاب الجواب الصواب الضباب السراب"),
+    "يع": _w("الربيع بديع الدموع الشموع جميع الطلوع سريع رفيع الرجوع الخشوع الضلوع الربوع"),
+    "يق": _w("الطريق الصديق الرفيق عميق الحريق بريق الشروق الشوق العروق السوق الرحيق العتيق"),
+    "اس": _w("الناس الساس الأجراس الكاس الإحساس الأنفاس الحراس القياس النعاس الأعراس اللباس الألماس"),
+    "ات": _w("الساعات الذكريات الكلمات البنات الحكايات السنوات الأبيات الأصوات النسمات الخطوات الغابات"),
+    "يف": _w("الخريف ضعيف الضيف الرصيف اللطيف الصيف الشريف النظيف الخوف مكشوف الحروف السيوف"),
+    "اح": _w("الصباح الرياح الجراح الأفراح المفتاح السماح الملاح المصباح النجاح الفلاح الأرواح"),
+    "اش": _w("الفراش المعاش عطاش الرشاش القماش الخشخاش النقاش الانتعاش الارتعاش البشاش"),
+    "اج": _w("الأمواج السراج التاج الحاج الزواج الأبراج الديباج العلاج السياج الأفواج الزجاج"),
 }
 # Tunisian Arabizi (3=ع 5=خ 7=ح 9=ق 8/gh=غ): groups by ending, same rules as above.
 RHYMES_LATIN: dict[str, list[str]] = {
-    "ar": "eddar ennar nhar lasrar le5bar l9mar lazhar lechjar lemchwar lebhar sghar lamtar".split(),
-    "an": "zman mkan laman l7nan bostan lalwan fannan rayhan lawtan linsan nisyan romman".split(),
-    "al": "jmal 5yal rjal l7al s2al jbal l2amal dlal lhlal lm7al rmal mawwal".split(),
-    "id": "b3id jdid l3id nchid s3id lwrid 7did lw3oud l7doud l3oud lwroud 5doud".split(),
-    "ab": "l3tab l7bab lbab s7ab chbab ghyab ettrab lektab jwab sswab dhbab srab".split(),
-    "i3": "rbi3 bdi3 dmou3 chmou3 jmi3 tlou3 sri3 rfi3 rjou3 5chou3 dhlou3 rbou3".split(),
-    "i9": "tri9 sdi9 rfi9 3mi9 7ri9 bri9 chrou9 chou9 3rou9 sou9 dhi9 3ti9".split(),
-    "as": "ennas essas lajras lkas l7ses nfas l7ras n3as la3ras lalmas lbas 9yas".split(),
-    "at": "sa3at dhikrayat klmat bnat 7kayat snawat labyat laswat nasmat 5twat da3wat ghabat".split(),
-    "if": "5rif dh3if dhif rsif ltif essif chrif ndhif 5ouf mkchouf l7rouf syouf".split(),
-    "a7": "sba7 riya7 jra7 afra7 mefta7 sma7 mla7 msba7 nja7 rta7 fla7 arwa7".split(),
-    "ach": "frach m3ach 3tach rchach 9mach bchach n9ach lkbach nti3ach rti3ach".split(),
-    "aj": "lemwaj sraj ettaj el7aj ezzwaj labraj 3laj syaj zjaj lafwaj dbaj minhaj".split(),
+    "ar": _w("eddar ennar nhar lasrar le5bar l9mar lazhar lechjar lemchwar lebhar sghar lamtar"),
+    "an": _w("zman mkan laman l7nan bostan lalwan fannan rayhan lawtan linsan nisyan romman"),
+    "al": _w("jmal 5yal rjal l7al s2al jbal l2amal dlal lhlal lm7al rmal mawwal"),
+    "id": _w("b3id jdid l3id nchid s3id lwrid 7did lw3oud l7doud l3oud lwroud 5doud"),
+    "ab": _w("l3tab l7bab lbab s7ab chbab ghyab ettrab lektab jwab sswab dhbab srab"),
+    "i3": _w("rbi3 bdi3 dmou3 chmou3 jmi3 tlou3 sri3 rfi3 rjou3 5chou3 dhlou3 rbou3"),
+    "i9": _w("tri9 sdi9 rfi9 3mi9 7ri9 bri9 chrou9 chou9 3rou9 sou9 dhi9 3ti9"),
+    "as": _w("ennas essas lajras lkas l7ses nfas l7ras n3as la3ras lalmas lbas 9yas"),
+    "at": _w("sa3at dhikrayat klmat bnat 7kayat snawat labyat laswat nasmat 5twat da3wat ghabat"),
+    "if": _w("5rif dh3if dhif rsif ltif essif chrif ndhif 5ouf mkchouf l7rouf syouf"),
+    "a7": _w("sba7 riya7 jra7 afra7 mefta7 sma7 mla7 msba7 nja7 rta7 fla7 arwa7"),
+    "ach": _w("frach m3ach 3tach rchach 9mach bchach n9ach lkbach nti3ach rti3ach"),
+    "aj": _w("lemwaj sraj ettaj el7aj ezzwaj labraj 3laj syaj zjaj lafwaj dbaj minhaj"),
 }
-FILLERS = (
+FILLERS = _w(
     "يا في على من قلبي نحكيلك برشا توا هاك بلادي خويا عيني والله ما زين خاطري نمشي نستنى بين مع "
     "ريح ضي صوت كيف غدوة نحب يما ديما معاك سهران نغني عمري نكتب ندور نشوف كيفاش وقتاش حلوة هاني"
-).split()
-FILLERS_LATIN = (
+)
+FILLERS_LATIN = _w(
     "ya fi 3la men galbi n7kilek barcha tawa hak bledi 5ouya 3ini wallah ma zin 5atri nemchi nestanna "
     "bin m3a ri7 dhaw sout kif ghodwa n7eb yomma dima m3ak sahran nghanni 3omri nekteb ndour nchouf "
     "kifech waktech 7lowa hani"
-).split()
+)
 LETTERS = list(RHYMES)  # rhyme group ids, kept for callers of the malzuma-only policy
 
 
@@ -115,6 +129,10 @@ class _Script:
     fillers: list[str]
     prefixes: tuple[str, ...]  # ways to vary a rhyme word once a group's words run out
     target: int  # letters per segment (isometry)
+
+    def variants(self, words: list[str]) -> list[str]:
+        """`words` with a prefix (و / w …): new words on the same rhyme for long monorhymes."""
+        return [p + w for p in self.prefixes for w in words if not w.startswith(p)]
 
 
 ARABIC = _Script(RHYMES, FILLERS, ("و", "ب", "ف"), 16)
@@ -301,7 +319,7 @@ class _Writer:
         words = rhymes[group]
         fresh = [w for w in words if w not in self.used]
         if not fresh:
-            fresh = [p + w for p in self.script.prefixes for w in words if p + w not in self.used] or words
+            fresh = [v for v in self.script.variants(words) if v not in self.used] or words
         word = self.rng.choice(fresh)
         self.used.add(word)
         return word

@@ -5,6 +5,7 @@ Jobs run at 0.01 s a step; tests poll with generous deadlines and never depend o
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 import requests
 from test_emulator import (
+    FAST,
     RewardServer,
     admin,
     api,
@@ -26,6 +28,9 @@ from test_emulator import (
 )
 
 from discovery import validate
+from scorer.catalogue import instruction
+from scorer.score import score
+from servers import ROOT, emulator, scorer
 
 TERMINAL = {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED"}
 
@@ -341,3 +346,109 @@ def test_judge_models_are_configurable_per_region(tmp_path: Path) -> None:
         assert status("us-central1", "gemini-3-pro-preview") == 200
         assert status("us-central1", "gemini-2.5-pro") == 404
         assert status("europe-west4", "gemini-3-pro-preview") == 404
+
+
+# --- every form, both scripts, the real scorer -----------------------------------------------------
+
+
+def mixed_datasets(gcs: Path, per_kind: int = 4) -> tuple[str, str]:
+    """The first `per_kind` lines of data/train.jsonl for each (form, script): 7 × 2 × 4 = 56
+    examples; the validation set takes the next line of each."""
+    by_kind: dict[tuple[str, str], list[str]] = {}
+    for line in (ROOT / "data" / "train.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            r = json.loads(line)["references"]
+            by_kind.setdefault((r["form"], r["script"]), []).append(line)
+    assert len(by_kind) == 14
+    d = gcs / "bucket" / "mixed"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "train.jsonl").write_text("\n".join(v[i] for v in by_kind.values() for i in range(per_kind)))
+    (d / "val.jsonl").write_text("\n".join(v[per_kind] for v in by_kind.values()))
+    return "gs://bucket/mixed/train.jsonl", "gs://bucket/mixed/val.jsonl"
+
+
+def quarters(points: list[tuple[int, float]]) -> tuple[float, float]:
+    values = [v for _, v in sorted(points)]
+    k = max(1, len(values) // 4)
+    return mean(values[:k]), mean(values[-k:])
+
+
+@pytest.fixture(scope="module")
+def real_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str, str, str]]:
+    """A real scorer plus two emulators (honest, hacking) over the mixed dataset."""
+    tmp = tmp_path_factory.mktemp("real")
+    train, val = mixed_datasets(tmp / "gcs")
+    common = (*FAST, "--gcs-dir", str(tmp / "gcs"), "--samples-per-step", "16")
+    with (
+        scorer(quiet=True) as scorer_url,
+        emulator(*common) as honest,
+        emulator(*common, "--scenario", "hacking") as hacking,
+    ):
+        yield scorer_url, honest, hacking, train, val
+
+
+def run_mixed(url: str, scorer_url: str, train: str, val: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    hp = {"epochCount": "4", "evaluateInterval": 4, "checkpointInterval": 7}
+    body = job_body(train, val, scorer_url + "/score", **hp)
+    job = wait_for(url, create_job(url, body)["name"], TERMINAL)
+    assert job["state"] == "JOB_STATE_SUCCEEDED"
+    assert job["tuningDataStats"]["reinforcementTuningDataStats"]["tuningStepCount"] == "28"
+    tb, series = series_of(url, job)
+    return job, read_all(url, tb, series)
+
+
+@pytest.fixture(scope="module")
+def honest_mixed(real_world: tuple) -> tuple[dict[str, Any], dict[str, Any]]:
+    scorer_url, honest, _, train, val = real_world
+    return run_mixed(honest, scorer_url, train, val)
+
+
+def test_every_form_and_script_learns_under_the_real_scorer(honest_mixed: tuple) -> None:
+    _, data = honest_mixed
+    s0, s1 = quarters(data["structure/train_mean_reward"])
+    assert s1 - s0 >= 0.3 and s1 > 0.3, (s0, s1)
+    e0, e1 = quarters(data["structure/eval_mean_reward"])
+    assert e1 > e0
+    q0, q1 = quarters(data["poetic_quality/train_mean_reward"])
+    assert q1 > q0
+
+
+def test_hacking_with_every_form_fools_the_real_scorer_not_the_judge(real_world: tuple) -> None:
+    scorer_url, _, hacking, train, val = real_world
+    _, data = run_mixed(hacking, scorer_url, train, val)
+    s0, s1 = quarters(data["structure/train_mean_reward"])
+    q0, q1 = quarters(data["poetic_quality/train_mean_reward"])
+    assert s1 - s0 >= 0.3 and q0 - q1 >= 0.3, (s0, s1, q0, q1)
+
+
+@pytest.mark.parametrize(
+    ("form", "script", "language"),
+    [
+        ("malzuma", "arabic", "derja"),
+        ("gsim", "arabizi", "fr"),
+        ("mugef", "arabic", "msa"),
+        ("muthallath", "arabizi", "en"),
+        ("mukhammas", "arabic", "fr"),
+        ("msaddes", "arabizi", "derja"),
+        ("qasida", "arabic", "en"),
+    ],
+)
+def test_endpoint_samples_vary_and_keep_the_asked_form(
+    real_world: tuple, honest_mixed: tuple, form: str, script: str, language: str
+) -> None:
+    url = real_world[1]
+    job, _ = honest_mixed
+    endpoint = job["tunedModel"]["endpoint"]  # the final checkpoint
+    prompt = instruction(form, None, "yes", script, language, theme="the sea")
+    body = {"contents": [{"role": "user", "parts": [{"text": prompt}]}]}
+    texts = []
+    for _ in range(2):
+        out = ok(
+            requests.post(api(url, endpoint + ":generateContent"), json=body, timeout=10),
+            "GenerateContentResponse",
+        )
+        texts.append(out["candidates"][0]["content"]["parts"][-1]["text"])
+    assert texts[0] != texts[1]
+    refs = {"form": form, "refrain": "yes", "script": script}
+    for text in texts:
+        assert score(text, refs).reward >= 0.3, (form, text)

@@ -1,0 +1,114 @@
+"""The emulator's simulated policy, checked in-process against the REAL scorer core.
+
+The emulator itself never imports the scorer (it calls it over HTTP); tests may, to prove that the
+poems it writes have the shape the scorer reads for every form and script, and that quality, and
+the hacks, move the reward the way the run curves assume.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+from emulator import policy
+from scorer.arabic import normalize_arabic, rhyme_key, similarity
+from scorer.catalogue import FORMS, instruction
+from scorer.score import score
+
+SCRIPTS = ("arabic", "arabizi")
+
+
+def refs(form: str, script: str, refrain: str = "yes") -> dict[str, str]:
+    n = {"gsim": "14", "qasida": "26", "muthallath": "9"}.get(form, "5")
+    return {"form": form, "stanzas": n, "refrain": refrain, "script": script, "theme": "البحر"}
+
+
+def rewards(r: dict[str, str], q: float, style: str = "honest", n: int = 24) -> list[float]:
+    out = []
+    for seed in range(n):
+        writer = policy._Writer(random.Random(seed), q, policy.read_references(r), style)
+        out.append(score(writer.poem(), r).reward)
+    return out
+
+
+def test_the_policy_knows_the_catalogue_forms() -> None:
+    assert set(policy.FORMS) == set(FORMS)
+    for fid, spec in FORMS.items():
+        mine = policy.FORMS[fid]
+        assert (mine.kind, mine.stanzas, mine.lines) == (spec.kind, spec.stanzas, spec.lines)
+        assert mine.opening == spec.opening and mine.refrain == (spec.refrain != "none")
+        assert mine.shared_first == (spec.first_half == "shared")
+
+
+@pytest.mark.parametrize("groups", [policy.RHYMES, policy.RHYMES_LATIN], ids=["arabic", "arabizi"])
+def test_rhyme_groups_rhyme_inside_and_differ_across(groups: dict[str, list[str]]) -> None:
+    script = policy.ARABIC if groups is policy.RHYMES else policy.ARABIZI
+    reps = {}
+    for g, words in groups.items():
+        variants = words + script.variants(words)
+        keys = {rhyme_key(normalize_arabic(w))[:3] for w in variants}
+        assert len(keys) == 1, (g, keys)
+        assert len({rhyme_key(normalize_arabic(w)).word for w in variants}) == len(variants)
+        reps[g] = rhyme_key(normalize_arabic(words[0]))
+    assert len(reps) >= 11  # a muthallath of 10 stanzas never repeats a rhyme
+    for a in reps:
+        for b in reps:
+            assert a == b or similarity(reps[a], reps[b]) == 0.0, (a, b)
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.parametrize("form", list(FORMS))
+def test_full_quality_keeps_the_form_and_the_start_does_not(form: str, script: str) -> None:
+    r = refs(form, script)
+    full, start = rewards(r, 1.0), rewards(r, policy.quality_at(0.0, "honest"))
+    assert min(full) >= 0.8
+    assert statistics.mean(start) < statistics.mean(full) - 0.6
+    assert statistics.mean(rewards(r, policy.quality_at(1.0, "honest"))) >= 0.7
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.parametrize("form", list(FORMS))
+def test_hacks_please_the_scorer_more_than_the_judge(form: str, script: str) -> None:
+    r = refs(form, script)
+    start = statistics.mean(rewards(r, policy.quality_at(0.0, "hacking")))
+    for style in ("babble", "stub"):
+        hacked = rewards(r, 1.0, style)
+        assert statistics.mean(hacked) > start + 0.4, style
+    for seed in range(8):
+        ask = policy.read_references(r)
+        honest = policy._Writer(random.Random(seed), policy.quality_at(0.0, "hacking"), ask, "honest").poem()
+        for style in ("babble", "stub"):
+            hacked = policy._Writer(random.Random(seed), 1.0, ask, style).poem()
+            assert policy.judge_score(hacked) < policy.judge_score(honest) - 0.5
+
+
+def test_refrain_follows_the_references() -> None:
+    ask_yes, ask_no = (policy.read_references(refs("malzuma", "arabic", x)) for x in ("yes", "no"))
+    yes = policy._Writer(random.Random(1), 1.0, ask_yes, "honest").poem()
+    no = policy._Writer(random.Random(1), 1.0, ask_no, "honest").poem()
+    refrain = yes.split(" ** ")[0]
+    assert yes.count(refrain) == 6 and no.count(no.split(" ** ")[0]) == 1
+    assert score(no, refs("malzuma", "arabic", "no")).reward >= 0.95
+
+
+def test_unknown_or_missing_form_is_a_malzuma() -> None:
+    for r in (None, {}, {"form": "sonnet"}, {"form": "ملزومة", "stanzas": "x"}):
+        assert policy.generate(random.Random(0), 1.0, references=r).form == "malzuma"
+    assert policy.generate(random.Random(0), 1.0, references={"form": "Mouguef"}).form == "mugef"
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "msa", "derja"])
+def test_references_are_read_back_from_any_prompt_language(language: str) -> None:
+    for i, form in enumerate(FORMS):
+        script = SCRIPTS[i % 2]
+        refrain = "no" if i % 3 == 0 else "yes"
+        n = FORMS[form].stanzas + 1
+        prompt = instruction(form, n, refrain, script, language, theme="الغربة")
+        got = policy.references_from_prompt(prompt)
+        assert got["form"] == form, prompt
+        assert got["script"] == script and got["stanzas"] == str(n)
+        if FORMS[form].refrain != "none":
+            assert got["refrain"] == refrain
+    assert policy.references_from_prompt("hello") == {"form": "malzuma", "script": "arabic", "refrain": "yes"}
