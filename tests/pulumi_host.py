@@ -41,7 +41,7 @@ class Host:
         self.provider = provider
 
     def _props(self, props: dict[str, Any]) -> Any:
-        return to_struct({**props, "__provider": self.provider})
+        return to_struct({"__provider": self.provider, **props})
 
     def configure(self) -> None:
         self.stub.Configure(provider_pb2.ConfigureRequest(args=to_struct({}), acceptSecrets=True))

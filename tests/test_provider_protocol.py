@@ -79,6 +79,12 @@ def test_diff_over_grpc_replaces_or_updates_in_place() -> None:
         unknown = host.diff(olds["name"], olds, inputs(rpc.UNKNOWN))
         assert list(unknown.replaces) == ["rewards"]
 
+        # State written by other provider code (another version, other settings) is no change.
+        older = {**olds, "__provider": serialize_provider(RlftTuningJobProvider(poll_seconds=99.0))}
+        assert older["__provider"] != host.provider
+        code_only = host.diff(olds["name"], older, inputs("https://scorer.example.run.app"))
+        assert code_only.changes == provider_pb2.DiffResponse.DIFF_NONE
+
 
 @pytest.mark.timeout(240)
 def test_create_read_delete_over_grpc_against_the_emulator(tmp_path: Path) -> None:
