@@ -6,6 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt scorer/requirements.txt pyproject.toml | sha1sum | cut -c1-12)
 STACK ?= dev
 JOB ?=
+ARGS ?=
 
 .PHONY: install test lint fmt bench fuzz demo emulator scorer validate launch status watch clean
 
@@ -48,17 +49,18 @@ emulator: $(STAMP)
 scorer: $(STAMP)
 	PORT=8080 $(PY) -m scorer
 
+## make validate|launch ARGS="--scorer-uri URL --train-uri gs://… --validation-uri gs://…"; status|watch JOB=ID
 validate: $(STAMP)
-	$(PY) -m tunifolk validate --stack $(STACK)
+	$(PY) -m tunifolk validate --stack $(STACK) $(ARGS)
 
 launch: $(STAMP)
-	$(PY) -m tunifolk launch --stack $(STACK)
+	$(PY) -m tunifolk launch --stack $(STACK) $(ARGS)
 
 status: $(STAMP)
-	$(PY) -m tunifolk status --stack $(STACK) --job $(JOB)
+	$(PY) -m tunifolk status --stack $(STACK) --job $(JOB) $(ARGS)
 
 watch: $(STAMP)
-	$(PY) -m tunifolk watch --stack $(STACK) --job $(JOB)
+	$(PY) -m tunifolk watch --stack $(STACK) --job $(JOB) $(ARGS)
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache .hypothesis

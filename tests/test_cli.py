@@ -195,3 +195,33 @@ def test_python_dash_m_tunifolk_help() -> None:
         "dataset",
     ):
         assert command in done.stdout
+
+
+def test_cancel_a_running_job(gcs, scorer_uri, monkeypatch, capsys) -> None:
+    with servers.emulator("--step-seconds", "2", "--gcs-dir", str(gcs)) as emu:
+        monkeypatch.setenv(ENDPOINT_ENV, emu)
+        job = launch(scorer_uri, capsys)
+        assert main(["cancel", *WHERE, "--job", job.rsplit("/", 1)[-1]]) == 0
+        out = capsys.readouterr().out
+        assert "cancel requested" in out and ("CANCELLING" in out or "CANCELLED" in out)
+
+
+def test_the_demo_runs_end_to_end_and_leaves_nothing_running(tmp_path) -> None:
+    """`tunifolk demo` as `make demo` runs it: a fresh process, its own servers, a report at the end."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tunifolk", "demo", "--out", str(tmp_path), "--step-seconds", "0.02"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    for command in ("validate", "launch", "watch", "status", "sample"):
+        assert f"tunifolk {command}" in done.stdout
+    assert (tmp_path / "report.md").read_text().count("|") > 20
+    assert (tmp_path / "curves.png").stat().st_size > 10_000
+    urls = [w for w in done.stdout.split() if w.startswith("http://127.0.0.1:")][:2]
+    assert len(urls) == 2
+    for url in urls:  # both servers were stopped
+        with pytest.raises(requests.ConnectionError):
+            requests.get(url.rstrip("·") + "/healthz", timeout=2)
