@@ -51,8 +51,9 @@ def parser() -> argparse.ArgumentParser:
         "--scenario",
         choices=["honest", "hacking"],
         default="honest",
-        help="honest: the policy improves at the task; hacking: it repeats one rhyme word and pastes the "
-        "refrain, so a naive structure reward rises while the judge (poetic_quality) falls",
+        help="honest: the policy improves at the task; hacking: a growing share of samples keeps the "
+        "form perfectly but fills the lines with theme-free filler words (no images, no sense), so the "
+        "structure reward rises while the judge (poetic_quality) falls",
     )
     s.add_argument(
         "--reward-fail-rate",

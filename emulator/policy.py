@@ -9,24 +9,23 @@ A poem's *quality* ``q`` rises with the training step. It is the probability tha
 the rhyme its form asks for, and it drives the other structural properties too: the stanza (bayt)
 count and stanza size are off with probability ∝ 1 − q, the malzuma refrain is kept with
 probability q, bayts lose their ``**`` caesura, Arabizi lines slip into Arabic script, and line
-lengths vary more (isometry). So rewards, and the curves built from them, rise the way an honest
-run's do.
+lengths vary more (isometry). Line bodies mix glue words (`FILLERS`: particles, common verbs) with
+images (`IMAGERY`: sea, olive, jasmine, night…), more images as ``q`` rises. So rewards, and the
+curves built from them, rise the way an honest run's do.
 
-The *hacking* policy learns two shortcuts, both rhyme-perfect, that a structure check likes and a
-reader does not (see `generate`):
+The *hacking* policy learns one shortcut (see `generate`): **theme-free filler**. Its samples keep
+the rhyme plan perfectly (every count, size, refrain and rhyme of the form) but their line bodies
+are padding (`PADDING`: "حاجة عادي يعني بالطبيعة…", Arabizi "7aja 3adi ya3ni…"): distinct words,
+never repeated in a line, of normal length, that say nothing and ignore the prompt's theme. The
+real scorer reads form, not sense, and cannot see it (reward about 0.9–1.0, like a perfect honest
+poem): no babble, no stubs, no duplicate or one-word lines. The judge (`judge_score`) rewards
+imagery and punishes padding, so it sinks (about −0.7 to −1). Structure rises, meaning goes: the
+divergence a reward-hacking run shows.
 
-* babble (60 % of hacked samples): every line body is one filler word repeated
-  (``يا يا يا الدار``) on a perfect rhyme plan. The real scorer reads form, not sense: it pays
-  in full (reward 1.0), except in the malzuma, where lines that share the babble look like
-  near-copies of the refrain and cost refrain penalties (about 0.67). The judge punishes the
-  missing variety (about −0.6 to −1).
-* stubs (40 %): two-word lines (filler + rhyme word). The real scorer docks strophic forms a
-  quarter of their quality for short segments (reward 0.5) and does not penalise two-word
-  hemistichs in gsim/qasida (1.0); the judge punishes terse lines (about −0.7 to −1).
-
-Repeating one rhyme word and pasting the refrain between lines (the old hack) are not used: the
-real scorer's īṭāʾ, duplicate-line and extra-refrain penalties sink them, so the structure reward
-would fall with them instead of rising.
+Shortcuts the real scorer now catches are not used: repeating one rhyme word or pasting the refrain
+(īṭāʾ, duplicate-line and extra-refrain penalties), line bodies of one word repeated
+(``يا يا يا الدار``, the babble penalty) and two-word lines or hemistichs (the short penalty). With
+them the structure reward would fall instead of rising.
 
 Shapes (scorer/catalogue.py): strophic forms are stanzas of ``lines`` segments, all on the stanza's
 own rhyme but the last, which carries the poem-wide rhyme; the malzuma opens with a bayt
@@ -111,14 +110,36 @@ RHYMES_LATIN: dict[str, list[str]] = {
     "ach": _w("frach m3ach 3tach rchach 9mach bchach n9ach lkbach nti3ach rti3ach"),
     "aj": _w("lemwaj sraj ettaj el7aj ezzwaj labraj 3laj syaj zjaj lafwaj dbaj minhaj"),
 }
+# Glue words: particles, pronouns and common verbs, neutral for the judge.
 FILLERS = _w(
-    "يا في على من قلبي نحكيلك برشا توا هاك بلادي خويا عيني والله ما زين خاطري نمشي نستنى بين مع "
-    "ريح ضي صوت كيف غدوة نحب يما ديما معاك سهران نغني عمري نكتب ندور نشوف كيفاش وقتاش حلوة هاني"
+    "يا في على من نحكيلك برشا توا هاك خويا والله ما زين خاطري نمشي نستنى بين مع "
+    "كيف غدوة نحب يما ديما معاك سهران نغني عمري نكتب ندور نشوف كيفاش وقتاش حلوة هاني"
 )
 FILLERS_LATIN = _w(
-    "ya fi 3la men galbi n7kilek barcha tawa hak bledi 5ouya 3ini wallah ma zin 5atri nemchi nestanna "
-    "bin m3a ri7 dhaw sout kif ghodwa n7eb yomma dima m3ak sahran nghanni 3omri nekteb ndour nchouf "
+    "ya fi 3la men n7kilek barcha tawa hak 5ouya wallah ma zin 5atri nemchi nestanna "
+    "bin m3a kif ghodwa n7eb yomma dima m3ak sahran nghanni 3omri nekteb ndour nchouf "
     "kifech waktech 7lowa hani"
+)
+# Images a poem on any of the dataset's themes is made of; the judge rewards them.
+IMAGERY = _w(
+    "قلبي بلادي عيني ريح ضي صوت البحر الموج الشمس القمر الليل النجمة الزيتون الياسمين الغيمة "
+    "الوردة النخلة المطر الشراع الحنين الشوق الدمعة الجبل الصحراء الغربة الفجر الطير السنبلة "
+    "الغابة النسمة السماء المرسى"
+)
+IMAGERY_LATIN = _w(
+    "galbi bledi 3ini ri7 dhaw sout lb7ar lmouj echams lgmar llil nejma zitouna yasmin ghima "
+    "warda ne5la chta chra3 l7nin chou9 dam3a jbal sa7ra ghorba fjer tir sonbla ghaba nesma sma "
+    "marsa"
+)
+# Theme-free padding: distinct, normal-length words that say nothing. The hack's line bodies; the
+# judge punishes them. The real scorer does not read words for sense and cannot tell them apart.
+PADDING = _w(
+    "حاجة شي كلام عادي يعني بالطبيعة مثلا أكيد بصراحة نورمال كيما زادة هاذاكا برك ياخي مالا "
+    "هوكا كيفكيف بالحق اكاهو عاد حكاية موضوع نوع طريقة"
+)
+PADDING_LATIN = _w(
+    "7aja chay klem 3adi ya3ni tabi3i mathalan akid bsara7a normal kima zada hadhaka brk ya5i mela "
+    "howka kifkif bel7a9 akahaw 3ad 7kaya mawdhou3 nou3 tari9a"
 )
 LETTERS = list(RHYMES)  # rhyme group ids, kept for callers of the malzuma-only policy
 
@@ -126,17 +147,23 @@ LETTERS = list(RHYMES)  # rhyme group ids, kept for callers of the malzuma-only 
 @dataclass(frozen=True, slots=True)
 class _Script:
     rhymes: dict[str, list[str]]
-    fillers: list[str]
+    fillers: list[str]  # glue words (FILLERS)
     prefixes: tuple[str, ...]  # ways to vary a rhyme word once a group's words run out
     target: int  # letters per segment (isometry)
+    imagery: tuple[str, ...] = ()
+    padding: tuple[str, ...] = ()
 
     def variants(self, words: list[str]) -> list[str]:
         """`words` with a prefix (و / w …): new words on the same rhyme for long monorhymes."""
         return [p + w for p in self.prefixes for w in words if not w.startswith(p)]
 
 
-ARABIC = _Script(RHYMES, FILLERS, ("و", "ب", "ف"), 16)
-ARABIZI = _Script(RHYMES_LATIN, FILLERS_LATIN, ("w", "b", "f"), 19)
+ARABIC = _Script(RHYMES, FILLERS, ("و", "ب", "ف"), 16, tuple(IMAGERY), tuple(PADDING))
+ARABIZI = _Script(
+    RHYMES_LATIN, FILLERS_LATIN, ("w", "b", "f"), 19, tuple(IMAGERY_LATIN), tuple(PADDING_LATIN)
+)
+_IMAGERY_WORDS = frozenset(IMAGERY + IMAGERY_LATIN)
+_PADDING_WORDS = frozenset(PADDING + PADDING_LATIN)
 
 
 @dataclass
@@ -242,14 +269,13 @@ def generate(
     """One sampled response from the policy at `progress` (0 = base model, 1 = end of the run) for
     an example with these `references`.
 
-    In the hacking scenario a growing share of samples is rhyme-perfect but degenerate: 60 %
-    babble (line bodies of one repeated word), 40 % stubs (two-word lines); see the module doc.
+    In the hacking scenario a growing share of samples is rhyme-perfect theme-free filler: the
+    form kept to the letter, line bodies of padding words; see the module doc.
     """
     ask = read_references(references)
     q = quality_at(progress, scenario)
     hacked = rng.random() < hack_probability(progress, scenario)
-    style = ("babble" if rng.random() < 0.6 else "stub") if hacked else "honest"
-    writer = _Writer(rng, 1.0 if hacked else q, ask, style)
+    writer = _Writer(rng, 1.0 if hacked else q, ask, "filler" if hacked else "honest")
     text = writer.poem()
     think_words = {"MINIMAL": 0, "LOW": 20, "MEDIUM": 60}.get(thinking, 120)
     think_words = int(think_words * (1.0 - 0.3 * progress))
@@ -260,11 +286,10 @@ def generate(
 class _Writer:
     """Writes one poem of `ask`'s shape at quality `q` (1.0: every property of the form kept)."""
 
-    def __init__(self, rng: random.Random, q: float, ask: Ask, style: str) -> None:
+    def __init__(self, rng: random.Random, q: float, ask: Ask, style: str = "honest") -> None:
         self.rng, self.q, self.ask, self.style = rng, q, ask, style
         self.script = ARABIZI if ask.arabizi else ARABIC
         self.used: set[str] = set()
-        self.babble = rng.choice(self.script.fillers)
 
     def poem(self) -> str:
         spec, rng = self.ask.spec, self.rng
@@ -325,16 +350,19 @@ class _Writer:
         return word
 
     def _segment(self, end: str) -> str:
-        """A line (or hemistich) ending on `end`, about `target` letters long, or its hack."""
-        rng, fillers = self.rng, self.script.fillers
-        if self.style == "stub":
-            return f"{rng.choice(fillers)} {end}"
-        if self.style == "babble":
-            return " ".join([self.babble] * 3 + [end])
-        target = self.script.target * (1.0 + rng.uniform(-0.8, 0.8) * (1.0 - self.q))
+        """A line (or hemistich) ending on `end`, about `target` letters long, of distinct words.
+        Honest: glue words and images (an image per slot with probability 0.3 + 0.4 q). The filler
+        hack: padding words only, at full length."""
+        rng, script = self.rng, self.script
+        target = script.target * (1.0 + rng.uniform(-0.8, 0.8) * (1.0 - self.q))
+        if self.style == "filler":
+            pool = rng.sample(script.padding, 8)
+        else:
+            glue, images = rng.sample(script.fillers, 8), rng.sample(script.imagery, 8)
+            p_image = 0.3 + 0.4 * self.q
+            pool = [images.pop() if rng.random() < p_image else glue.pop() for _ in range(8)]
         body: list[str] = []
         letters = len(end)
-        pool = rng.sample(fillers, 8)
         while pool and (len(body) < 2 or letters < target):
             w = pool.pop()
             body.append(w)
@@ -355,11 +383,13 @@ class _Writer:
 def judge_score(text: str, salt: int = 0) -> float:
     """The stand-in autorater: a deterministic heuristic of the text, in [-1, 1].
 
-    It rewards varied line ends and lines that rhyme with their neighbours (within a stanza, or
-    from bayt to bayt), and punishes repeated lines, one rhyme word used everywhere, line bodies
-    that babble one word and terse two-word lines, the way a human judge of poetry would. A small
-    hash-based jitter (seeded by the text and `salt`, the sample index) stands in for an LLM's
-    variance.
+    It reads sense the way a reader would, as far as a word list can: it rewards imagery (line
+    bodies made of `IMAGERY` words) and punishes theme-free padding (`PADDING` words), and it
+    rewards varied line ends and lines that rhyme with their neighbours (within a stanza, or from
+    bayt to bayt), and punishes repeated lines, one rhyme word used everywhere, line bodies that
+    babble one word and terse two-word lines. It does not see the prompt, so "imagery" stands for
+    "on the theme". A small hash-based jitter (seeded by the text and `salt`, the sample index)
+    stands in for an LLM's variance.
     """
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines:
@@ -380,10 +410,15 @@ def judge_score(text: str, salt: int = 0) -> float:
     variety = sum(len(set(b)) / len(b) for b in bodies) / len(bodies) if bodies else 0.0
     segments = [s.split() for ln in lines for s in ln.split("**")]
     terse = sum(len(s) <= 2 for s in segments) / len(segments)
+    inner = [w.lower() for s in segments for w in s[:-1]]  # the rhyme words are form, not sense
+    imagery = sum(w in _IMAGERY_WORDS for w in inner) / len(inner) if inner else 0.0
+    padding = sum(w in _PADDING_WORDS for w in inner) / len(inner) if inner else 0.0
     raw = (
-        -0.6
+        -1.0
         + 0.8 * coherence
         + 0.9 * distinct_ends
+        + 1.2 * imagery
+        - 1.6 * padding
         - 0.8 * duplicate_lines
         - 2.5 * (1.0 - variety)
         - 1.8 * terse

@@ -2,7 +2,8 @@
 
 The reward is ``2 q - 1`` where the quality ``q`` in [0, 1] is a weighted mean of named sub-scores
 (rhyme topology with graded similarity, stanza count and size, refrain, isometry), minus
-penalties for the known hacks (scoring.md §4), times a script gate. Every part is smooth, so
+penalties for the known hacks (scoring.md §4, plus babble: a line body of one word repeated, and
+stubs: two-word lines or hemistichs), times a script gate. Every part is smooth, so
 samples of one GRPO group differ by how much of the form they kept, not by pass/fail. Rhyme
 agreement is counted pairwise: every pair of line ends that must rhyme and every pair that must
 differ contributes, so one stray line costs a share proportional to what it breaks.
@@ -23,6 +24,14 @@ from scorer.text import Line, Poem, extract_text, letters_only, parse_poem
 
 ITA_WINDOW = 7
 """Classical tolerance: a rhyme word may come back after about seven lines (al-Hāshimī)."""
+
+FUNCTION_WORD_LETTERS = 2
+"""Words of at most this many letters (يا, في, ما, ya, fi, w, el) are function words."""
+BABBLE_FROM, BABBLE_FULL = 0.25, 0.65
+"""A line's repetition below BABBLE_FROM is free (anaphora: "يا أمي يا الحنينة", "وين الربيع
+وين"); at BABBLE_FULL and above the line is all babble ("يا يا يا الدار")."""
+BABBLE_RATE, BABBLE_MAX = 0.8, 0.7
+"""p_babble = BABBLE_RATE × the mean babble degree of the lines, capped at BABBLE_MAX."""
 
 WEIGHTS_STROPHIC = {
     "main": 0.26,
@@ -402,10 +411,8 @@ def _score_bayt(
     words = [[b[-1] for _, b in pairs]]
     if spec.first_half == "shared":
         words.append([a[-1] for a, _ in pairs])
-    # A one-word hemistich is the bayt forms' "one-word line".
-    short = sum(1 for s in segs if len(s) <= 1)
-    if short:
-        pen["short"] = min(0.6, 1.2 * short / max(len(segs), 1))
+    # A one-word hemistich is the bayt forms' "one-word line", a two-word one a stub.
+    _short_penalty([len(s) for s in segs], 1.2, pen)
     return _Ends(words, scored_lines, [])
 
 
@@ -439,20 +446,73 @@ def _common_penalties(poem: Poem, ends: _Ends, pen: dict[str, float]) -> None:
         pen["dup"] = min(0.7, 0.12 * dups)
 
     if ends.segment_words:
-        bad = 0.0
-        for s in ends.segment_words:
-            if len(s) <= 1:
-                bad += 1.0
-            elif len(s) == 2:
-                bad += 0.25
-        if bad:
-            pen["short"] = min(0.6, bad / len(ends.segment_words))
+        _short_penalty([len(s) for s in ends.segment_words], 1.0, pen)
+
+    babble = _babble(poem.lines)
+    if babble:
+        pen["babble"] = min(BABBLE_MAX, BABBLE_RATE * babble)
 
     if poem.prose_chars:
         frac = poem.prose_chars / (poem.prose_chars + poem.poem_chars)
         pen["prose"] = min(0.4, 0.05 + 0.6 * frac)
     if poem.overlong:
         pen["long"] = 0.3
+
+
+def _short_penalty(lengths: list[int], one_word_rate: float, pen: dict[str, float]) -> None:
+    """One-word segments cost `one_word_rate` × their share; two-word segments (stubs) a quarter of
+    their share, plus a steeper 0.45 × the share beyond 25 %: an honest poem's occasional terse line
+    ("وتبخّرت أحلامي") costs little, a poem of stubs about as much as one of one-word lines."""
+    n = len(lengths)
+    if not n:
+        return
+    one = two = 0
+    for k in lengths:
+        if k <= 1:
+            one += 1
+        elif k == 2:
+            two += 1
+    if one or two:
+        s1, s2 = one / n, two / n
+        pen["short"] = min(0.6, one_word_rate * s1 + 0.25 * s2 + 0.45 * max(0.0, s2 - 0.25))
+
+
+def _babble(lines: list[Line]) -> float:
+    """Mean babble degree of the hemistichs (a line without a caesura is one), in [0, 1]: low
+    lexical variety inside a segment.
+
+    A hemistich's body is its words without its last (rhyme) word. Each word that comes back in the
+    body is a repeat, weighted 1 right after itself ("يا يا", "nghanni nghanni"), else 0.5, or 0.25
+    for a function word (the vocative "يا X يا Y" is style, not babble). The repetition is the
+    weighted repeats over (body words − 1), so 1 for one word repeated; the degree ramps from 0 at
+    BABBLE_FROM to 1 at BABBLE_FULL. Bodies under two words are the short penalty's business."""
+    units = 0
+    total = 0.0
+    for ln in lines:
+        hws = ln.hemi_words
+        units += len(hws)
+        for h in hws:
+            n = len(h) - 1
+            if n < 2:
+                continue
+            body = h[:-1]
+            if body[0].isascii():  # Arabizi: "Ya ya" is one word twice (Arabic script has no case)
+                body = [w.lower() for w in body]
+            if len(set(body)) == n:
+                continue
+            seen: set[str] = set()
+            prev = ""
+            repeats = 0.0
+            for w in body:
+                if w in seen:
+                    repeats += 1.0 if w == prev else (0.25 if len(w) <= FUNCTION_WORD_LETTERS else 0.5)
+                else:
+                    seen.add(w)
+                prev = w
+            rep = repeats / (n - 1)
+            if rep > BABBLE_FROM:
+                total += min(1.0, (rep - BABBLE_FROM) / (BABBLE_FULL - BABBLE_FROM))
+    return total / units if units else 0.0
 
 
 def _script_gate(poem: Poem, script: str | None) -> float:

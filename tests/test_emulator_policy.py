@@ -70,18 +70,55 @@ def test_full_quality_keeps_the_form_and_the_start_does_not(form: str, script: s
 
 @pytest.mark.parametrize("script", SCRIPTS)
 @pytest.mark.parametrize("form", list(FORMS))
-def test_hacks_please_the_scorer_more_than_the_judge(form: str, script: str) -> None:
+def test_the_filler_hack_pleases_the_scorer_not_the_judge(form: str, script: str) -> None:
+    """Theme-free filler keeps the form to the letter: the real scorer cannot see it (no babble, no
+    stubs, reward as high as a perfect honest poem's); the judge sinks it below the hacking run's
+    honest start."""
     r = refs(form, script)
     start = statistics.mean(rewards(r, policy.quality_at(0.0, "hacking")))
-    for style in ("babble", "stub"):
-        hacked = rewards(r, 1.0, style)
-        assert statistics.mean(hacked) > start + 0.4, style
+    hacked = rewards(r, 1.0, "filler")
+    assert min(hacked) >= 0.9 and statistics.mean(hacked) > start + 0.6
+    ask = policy.read_references(r)
+    pad = set(policy.ARABIZI.padding if script == "arabizi" else policy.ARABIC.padding)
     for seed in range(8):
-        ask = policy.read_references(r)
         honest = policy._Writer(random.Random(seed), policy.quality_at(0.0, "hacking"), ask, "honest").poem()
-        for style in ("babble", "stub"):
-            hacked = policy._Writer(random.Random(seed), 1.0, ask, style).poem()
-            assert policy.judge_score(hacked) < policy.judge_score(honest) - 0.5
+        poem = policy._Writer(random.Random(seed), 1.0, ask, "filler").poem()
+        s = score(poem, r)
+        assert not {"p_babble", "p_short", "p_dup", "p_ita"} & set(s.subscores), s
+        for segment in poem.replace(" ** ", "\n").split("\n"):
+            words = segment.split()
+            if words:  # distinct padding words of normal length, then the rhyme word
+                assert len(words) >= 3 and len(set(words)) == len(words) and set(words[:-1]) <= pad
+        assert policy.judge_score(poem) < -0.5 < policy.judge_score(honest) - 0.5
+
+
+def _rewrite_bodies(poem: str, body: list[str] | None) -> str:
+    """Every hemistich's words but the rhyme word replaced by `body` (None: by one glue word)."""
+    return "\n".join(
+        " ** ".join(
+            " ".join([*(body if body is not None else [policy.FILLERS[len(h)]]), h.split()[-1]])
+            for h in line.split(" ** ")
+        )
+        if line.strip()
+        else line
+        for line in poem.split("\n")
+    )
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.parametrize("form", list(FORMS))
+def test_the_old_shortcuts_no_longer_pay(form: str, script: str) -> None:
+    """Babble (one word repeated) and stubs (two-word lines) on a perfect rhyme plan now score
+    below the honest samples a hacking run ends with (they would not be learned), so theme-free
+    filler is the shortcut left."""
+    r = refs(form, script)
+    honest = statistics.mean(rewards(r, policy.quality_at(1.0, "hacking")))
+    ask = policy.read_references(r)
+    word = "ya" if script == "arabizi" else "يا"
+    for seed in range(4):
+        perfect = policy._Writer(random.Random(seed), 1.0, ask, "honest").poem()
+        assert score(_rewrite_bodies(perfect, [word] * 3), r).reward < honest - 0.1
+        assert score(_rewrite_bodies(perfect, None), r).reward < honest - 0.1
 
 
 def test_refrain_follows_the_references() -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -274,6 +276,119 @@ def test_each_hack_scores_below_an_honest_imperfect_poem(hack: str) -> None:
     assert s.reward < honest, (hack, honest, s)
 
 
+def _map_hemistichs(text: str, body: Callable[[list[str], str], list[str]]) -> str:
+    """Rewrite every hemistich's body with `body(words, rhyme_word)`, keeping its rhyme word (so the
+    rhyme plan, and the refrain, stay perfect)."""
+    out = []
+    for line in text.split("\n"):
+        halves = [h.split() for h in line.split(" ** ")] if line.strip() else []
+        out.append(" ** ".join(" ".join([*body(h, h[-1]), h[-1]]) for h in halves))
+    return "\n".join(out)
+
+
+def babble(text: str, word: str) -> str:
+    """Every line body one word repeated: `يا يا يا الدار`."""
+    return _map_hemistichs(text, lambda _, end: [word] * 3)
+
+
+def stubs(text: str, fillers: tuple[str, ...]) -> str:
+    """Every line (hemistich) two words: a filler and the rhyme word. The filler depends on the
+    rhyme word only, so the malzuma refrain stays a verbatim refrain."""
+    return _map_hemistichs(text, lambda _, end: [fillers[sum(map(ord, end)) % len(fillers)]])
+
+
+def two_defects(form: str, text: str) -> str:
+    """An honest imperfect poem: the correct sample with two rhyme defects."""
+    if FORMS[form].kind == "bayt":
+        lines = text.strip().split("\n")
+        for i, end in ((3, "الصبر"), (6, "القمر")):
+            first, _ = lines[i].split(" ** ")
+            lines[i] = f"{first} ** وما بقى في الدنيا كان {end}"
+        return "\n".join(lines) + "\n"
+    b = stanzas_of(text)
+    off = 1 if FORMS[form].opening else 0  # the malzuma's opening block; its stanzas end on the refrain
+    close = -2 if FORMS[form].refrain != "none" else -1
+    b[off + 1][0] = b[off + 1][0].rsplit(" ", 1)[0] + " برشا"  # a stanza line off its rhyme
+    b[off + 2][close] = b[off + 2][close].rsplit(" ", 1)[0] + " الحطب"  # a closing line off the main rhyme
+    return join(b)
+
+
+DEGENERATE = {
+    "babble يا": lambda t: babble(t, "يا"),
+    "babble word": lambda t: babble(t, "نحكيلك"),
+    "babble rhyme word": lambda t: _map_hemistichs(t, lambda _, end: [end] * 3),
+    "stubs": lambda t: stubs(t, ("قلبي", "نحكيلك", "برشا", "توا", "خويا", "عيني")),
+}
+ARABIZI_DEGENERATE = {
+    "babble ya": lambda t: babble(t, "ya"),
+    "babble Ya ya": lambda t: _map_hemistichs(t, lambda _, end: ["Ya", "ya", "ya"]),
+    "stubs": lambda t: stubs(t, ("galbi", "n7kilek", "barcha", "tawa")),
+}
+
+
+@pytest.mark.parametrize("hack", sorted(DEGENERATE))
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_babble_and_stubs_of_every_form_score_below_an_honest_imperfect_poem(form: str, hack: str) -> None:
+    text = (SAMPLES / f"{form}.txt").read_text(encoding="utf-8")
+    refs = ref(form, script="arabic")
+    honest = score(two_defects(form, text), refs)
+    assert 0.3 < honest.reward < score(text, refs).reward - 0.1, honest  # really imperfect, still honest
+    s = score(DEGENERATE[hack](text), refs)
+    assert s.reward < honest.reward - 0.5, (hack, honest, s)
+    assert s.subscores.get("p_babble" if "babble" in hack else "p_short", 0.0) >= 0.5, s
+
+
+@pytest.mark.parametrize("hack", sorted(ARABIZI_DEGENERATE))
+def test_arabizi_babble_and_stubs_score_below_an_honest_imperfect_poem(hack: str) -> None:
+    refs = ref("malzuma", script="arabizi", refrain="yes")
+    b = stanzas_of(ARABIZI_MALZUMA)
+    b[2][1] = "w el khouf fi galbi kbir barcha"
+    b[3][3] = "w ana nestanna 3la jamr el 7tab"
+    honest = score(join(b), refs).reward
+    s = score(ARABIZI_DEGENERATE[hack](ARABIZI_MALZUMA), refs)
+    assert s.reward < honest - 0.8, (hack, honest, s)
+
+
+def test_babble_is_smooth_in_the_share_of_babbling_lines() -> None:
+    refs = ref("mugef", script="arabic")
+    b = stanzas_of((SAMPLES / "mugef.txt").read_text(encoding="utf-8"))
+    rewards = []
+    for k in range(len(b) + 1):
+        x = [[babble(ln, "نحكيلك") for ln in s] if i < k else s for i, s in enumerate(b)]
+        rewards.append(score(join(x), refs).reward)
+    steps = [a - c for a, c in itertools.pairwise(rewards)]
+    assert all(0.05 < d < 0.4 for d in steps), rewards  # every stanza of babble costs, none cliffs
+
+
+@pytest.mark.parametrize(
+    ("line", "most"),
+    [
+        ("يا أمي يا الحنينة يا الحبيبة", 0.0),  # vocative anaphora
+        ("وين الربيع وين الأمان", 0.0),
+        ("يا بلادي يا الأمان", 0.0),
+        ("ya ommi ya 7nina ya 7biba", 0.0),
+        ("لا نوم لا راحة لا أمان", 0.0),
+        ("نكتب ونكتب ونكتب في السطور", 0.01),  # one word said twice in a row: a hair
+    ],
+)
+def test_repetition_as_style_is_not_babble(line: str, most: float) -> None:
+    text = (SAMPLES / "mugef.txt").read_text(encoding="utf-8")
+    b = stanzas_of(text)
+    b[2][0] = line
+    assert score(join(b), ref("mugef")).subscores.get("p_babble", 0.0) <= most, line
+
+
+@pytest.mark.parametrize("form", ["gsim", "qasida"])
+def test_one_terse_half_line_costs_little(form: str) -> None:
+    text = (SAMPLES / f"{form}.txt").read_text(encoding="utf-8")
+    lines = text.strip().split("\n")
+    first, second = lines[2].split(" ** ")
+    lines[2] = first + " ** وتبخّرت " + second.split()[-1]  # one terse hemistich of twenty
+    one = score("\n".join(lines), ref(form))
+    assert score(text, ref(form)).reward - one.reward < 0.05, one
+    assert one.reward >= 0.9
+
+
 def test_honest_imperfect_is_between() -> None:
     s = score(_honest_imperfect(), ref("malzuma", script="arabic", stanzas="5", refrain="yes"))
     assert 0.3 < s.reward < 0.95
@@ -349,9 +464,10 @@ def test_arabizi_digits_follow_the_tunisian_table() -> None:
 def test_rhyme_by_final_letters_on_plain_generated_words() -> None:
     """The emulator builds poems from word lists: rhyme must come from final letters alone."""
     words_a = ["كتاب", "سحاب", "شباب", "باب", "غياب", "تراب", "ذهاب"]
-    lines = [f"كلمة {w} ** كلمة {v}" for w, v in zip(words_a, reversed(words_a), strict=True)]
+    line = "قلت كلمة {} ** وكتبت كلمة {}"  # three-word halves: not stubs
+    lines = [line.format(w, v) for w, v in zip(words_a, reversed(words_a), strict=True)]
     good = score("\n".join(lines), ref("qasida")).reward
-    bad_lines = [*lines[:3], "كلمة سحاب ** كلمة قمر", "كلمة ريح ** كلمة شمس", *lines[5:]]
+    bad_lines = [*lines[:3], line.format("سحاب", "قمر"), line.format("ريح", "شمس"), *lines[5:]]
     assert good > score("\n".join(bad_lines), ref("qasida")).reward
 
 
