@@ -67,24 +67,6 @@ class Model:
     display_name: str
     labels: dict[str, str]
     created: float = field(default_factory=time.time)
-    calls: int = 0
-
-    def generate(self, body: dict[str, Any]) -> policy.Poem:
-        """Answer a GenerateContentRequest at this checkpoint's quality. Successive calls differ (a
-        per-endpoint call counter seeds the sample, so a run still repeats exactly); the form, count,
-        refrain and script are read from the prompt text (default: malzuma in Arabic script)."""
-        self.calls += 1
-        prompt = "\n".join(
-            p["text"]
-            for c in body.get("contents") or []
-            if isinstance(c, dict)
-            for p in c.get("parts") or []
-            if isinstance(p, dict) and isinstance(p.get("text"), str)
-        )
-        rng = random.Random(policy.hash_text(f"{self.name}:{self.calls}:{prompt}"))
-        thinking = (body.get("generationConfig") or {}).get("thinkingConfig", {}).get("thinkingLevel", "HIGH")
-        refs = policy.references_from_prompt(prompt)
-        return policy.generate(rng, self.progress, self.scenario, refs, str(thinking))
 
     def resource(self) -> dict[str, Any]:
         ts = protojson.timestamp(self.created)
