@@ -225,3 +225,26 @@ def test_the_demo_runs_end_to_end_and_leaves_nothing_running(tmp_path) -> None:
     for url in urls:  # both servers were stopped
         with pytest.raises(requests.ConnectionError):
             requests.get(url.rstrip("·") + "/healthz", timeout=2)
+
+
+@pytest.mark.parametrize("form", ["malzuma", "gsim", "qasida"])
+@pytest.mark.parametrize("language", ["derja", "en"])
+def test_the_sample_request_matches_the_discovery_document(form: str, language: str) -> None:
+    from discovery import validate
+    from tunifolk.cli import build_parser
+    from tunifolk.sample import request_body
+
+    args = build_parser().parse_args(
+        [
+            "sample",
+            "--endpoint",
+            "projects/p/locations/us/endpoints/1",
+            "--form",
+            form,
+            "--language",
+            language,
+        ]
+    )
+    body, references = request_body(args)
+    validate("GenerateContentRequest", body)
+    assert references["form"] == form and references["script"] == "arabic"
