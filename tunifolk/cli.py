@@ -18,7 +18,7 @@ from pathlib import Path
 
 from providers.vertex import VertexError
 from tunifolk import dataset
-from tunifolk.context import UsageError
+from tunifolk.context import PROBLEM, USAGE_ERROR, UsageError
 
 COMMANDS: tuple[str, ...] = (
     "tunifolk.runs:register",
@@ -29,9 +29,6 @@ COMMANDS: tuple[str, ...] = (
     "tunifolk.cli:register_dataset",
 )
 """``module:function`` registrars, in the order their commands appear in ``--help``."""
-
-USAGE_ERROR = 2
-PROBLEM = 1
 
 
 def build_parser() -> argparse.ArgumentParser:

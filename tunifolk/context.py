@@ -22,7 +22,7 @@ from providers.operations import say
 from providers.vertex import VertexClient
 
 ROOT = Path(__file__).resolve().parent.parent
-PROBLEM, USAGE = 1, 2
+PROBLEM, USAGE_ERROR = 1, 2  # exit codes (architecture.md interface 7); 0 is fine
 
 
 class UsageError(Exception):
