@@ -8,7 +8,7 @@ STACK ?= dev
 JOB ?=
 ARGS ?=
 
-.PHONY: install test lint fmt bench fuzz demo emulator scorer validate launch status watch clean
+.PHONY: install test lint fmt bench fuzz demo emulator scorer validate launch status watch clean engine
 
 $(STAMP): requirements.txt requirements-dev.txt scorer/requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -61,6 +61,30 @@ status: $(STAMP)
 
 watch: $(STAMP)
 	$(PY) -m tunifolk watch --stack $(STACK) --job $(JOB) $(ARGS)
+
+## make engine: the Pulumi CLI and a Python language host, built from Pulumi's Go modules into
+## build/engine/bin (cached: a second run only checks timestamps). Nothing prebuilt is downloaded.
+ENGINE_BIN := build/engine/bin
+ENGINE_VERSION = $(shell awk '$$1 == "github.com/pulumi/pulumi/pkg/v3" {print $$2}' engine/go.mod)
+ENGINE_LDFLAGS = -w -s -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$(ENGINE_VERSION)
+ENGINE_TOOLS := $(ENGINE_BIN)/pulumi $(ENGINE_BIN)/pulumi-language-python \
+	$(ENGINE_BIN)/pulumi-language-python-exec $(ENGINE_BIN)/pulumi-resource-pulumi-python
+
+engine: $(ENGINE_TOOLS)
+
+$(ENGINE_BIN)/pulumi: engine/go.mod engine/go.sum
+	mkdir -p $(ENGINE_BIN)
+	cd engine && go build -trimpath -ldflags "$(ENGINE_LDFLAGS)" -o ../$@ github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
+
+$(ENGINE_BIN)/pulumi-language-python: engine/go.mod engine/go.sum $(wildcard engine/langhost/*.go)
+	mkdir -p $(ENGINE_BIN)
+	cd engine && go build -trimpath -ldflags "$(ENGINE_LDFLAGS)" -o ../$@ ./langhost
+
+# Two plain files of the sdk/v3 module (read-only in the module cache): copied, made executable.
+$(ENGINE_BIN)/pulumi-language-python-exec $(ENGINE_BIN)/pulumi-resource-pulumi-python: engine/go.mod engine/go.sum
+	mkdir -p $(ENGINE_BIN)
+	sdk=$$(cd engine && go list -m -f '{{.Dir}}' github.com/pulumi/pulumi/sdk/v3) && \
+	install -m 755 "$$sdk/python/$(if $(findstring exec,$(@F)),cmd,dist)/$(@F)" $@
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache .hypothesis
