@@ -7,7 +7,7 @@ from components import config
 from components.agents import tuning_agent
 from components.apis import EnabledApis
 from components.dataset import TuningDataset, TuningDatasetArgs
-from components.pipeline import TuningPipeline, TuningPipelineArgs, load_validation_example
+from components.pipeline import TuningPipeline, TuningPipelineArgs
 from components.scorer import RewardScorer, RewardScorerArgs, account_id
 
 cfg = config.load()
@@ -50,7 +50,7 @@ pipeline = TuningPipeline(
         config=cfg,
         dataset=dataset,
         scorer=scorer,
-        validation_example=load_validation_example(cfg.validation_example),
+        validation_example=config.validation_example(cfg),
     ),
     opts=after_apis,
 )

@@ -1,40 +1,58 @@
 """Read the stack's config once, through `pulumi.Config`, into a checked `StackConfig`.
 
-Structured values (`tunifolk:dataset`, `tunifolk:rewards`, ...) arrive as JSON text; plain ones as
-strings. Every key the stack sets under `tunifolk:` is read, so an unknown one (a typo) fails too.
+Every key the table knows is read (structured values with `get_object`), and every key the stack
+sets under `tunifolk:` too, so an unknown one (a typo) fails. A wrong or missing key stops the
+program with one line naming the key and the fix (a `pulumi.RunError`: no traceback).
 """
 
 from __future__ import annotations
 
-import json
+from pathlib import Path
 from typing import Any
 
 import pulumi
 from pulumi.runtime.config import CONFIG
 
 from providers import stack
+from providers.errors import ConfigError, TunifolkError
+from providers.job import fields
 
-
-def _value(raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return raw
+ROOT = Path(__file__).resolve().parent.parent
+_STRUCTURED = {
+    fields.qualified(f)
+    for f in (*fields.INPUTS, *fields.STACK_SETTINGS)
+    if f.config_key and f.kind in (fields.Kind.OBJECT, fields.Kind.LIST, fields.Kind.LABELS)
+}
 
 
 def raw_config() -> dict[str, Any]:
-    """Every `tunifolk:` key the stack sets, plus `gcp:project`, decoded."""
-    keys = {k for k in CONFIG.get() if k.startswith(f"{stack.NS}:")}
-    keys |= set(stack.REQUIRED) | set(stack.OPTIONAL)
+    """Every config key the program reads, plus any other `tunifolk:` key the stack sets."""
+    keys = {k for k in CONFIG.get() if k.startswith(f"{fields.NAMESPACE}:")} | set(fields.config_keys())
     raw: dict[str, Any] = {}
     for key in sorted(keys):
         namespace, name = key.split(":", 1)
-        value = pulumi.Config(namespace).get(name)
+        config = pulumi.Config(namespace)
+        try:
+            value = config.get_object(name) if key in _STRUCTURED else config.get(name)
+        except pulumi.ConfigTypeError:
+            text = config.get(name)
+            raise ConfigError(f"{key} must be a map or list (YAML/JSON); got {text!r}") from None
         if value is not None:
-            raw[key] = _value(value)
+            raw[key] = value
     return raw
 
 
 def load() -> stack.StackConfig:
-    """The stack config, checked; a wrong or missing key raises naming the key and the fix."""
-    return stack.parse(raw_config())
+    """The stack config, checked; a wrong or missing key stops the program on one line."""
+    try:
+        return stack.parse(raw_config())
+    except TunifolkError as exc:
+        raise pulumi.RunError(str(exc)) from None
+
+
+def validation_example(cfg: stack.StackConfig) -> dict[str, Any]:
+    """The stack's `{example, sample_response}` file, read; a bad file stops the program on one line."""
+    try:
+        return stack.load_validation_example(ROOT / cfg.validation_example)
+    except TunifolkError as exc:
+        raise pulumi.RunError(str(exc)) from None

@@ -22,7 +22,10 @@ def local_file(path: str) -> Path:
     """A dataset path from config, relative to the project root."""
     resolved = Path(path) if Path(path).is_absolute() else ROOT / path
     if not resolved.is_file():
-        raise FileNotFoundError(f"dataset file {path} not found (looked at {resolved})")
+        raise pulumi.RunError(
+            f"tunifolk:dataset: the file {path} is not there (looked at {resolved}); build it with "
+            "`python -m tunifolk dataset build --out data`"
+        )
     return resolved
 
 

@@ -2,31 +2,23 @@
 
 The job takes the dataset URIs and example count from TuningDataset, the scorer's URI for every
 `cloudRun: scorer` reward, and a `validation_example` pairing a real dataset line with a real
-response. It depends on the invoker grant, so Vertex is allowed to call the scorer before the
-reward is validated and the job is created — and on the dataset's read grant, for the same reason.
+response; `providers.job.inputs.job_inputs` assembles them, the same builder `tunifolk launch`
+uses. The job depends on the invoker grant, so Vertex may call the scorer before the reward is
+validated and the job created, and on the dataset's read grant for the same reason.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pulumi
 
-from components.dataset import TuningDataset, local_file
+from components.dataset import TuningDataset
 from components.scorer import RewardScorer
+from providers.job.inputs import job_inputs
 from providers.stack import StackConfig
 from providers.tuning_job import RlftTuningJob
-
-
-def load_validation_example(path: str) -> dict[str, Any]:
-    """`{example, sample_response}` from a JSON file (camelCase, as Google's shapes are)."""
-    data = json.loads(Path(local_file(path)).read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or set(data) != {"example", "sample_response"}:
-        raise ValueError(f"{path} must hold an object with exactly the keys example and sample_response")
-    return data
 
 
 @dataclass
@@ -46,17 +38,14 @@ class TuningPipeline(pulumi.ComponentResource):
         self, name: str, args: TuningPipelineArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("tunifolk:rlft:TuningPipeline", name, None, opts)
-        cfg = args.config
-        scorer_uri = args.scorer.uri if args.scorer else None
-        inputs: dict[str, Any] = {
-            **cfg.job_inputs(),
-            "training_dataset_uri": args.dataset.train_uri,
-            "training_example_count": args.dataset.example_count,
-            "rewards": cfg.rewards_with(scorer_uri),
-            "validation_example": args.validation_example,
-        }
-        if args.dataset.validation_uri is not None:
-            inputs["validation_dataset_uri"] = args.dataset.validation_uri
+        inputs = job_inputs(
+            args.config.job,
+            training_dataset_uri=args.dataset.train_uri,
+            validation_dataset_uri=args.dataset.validation_uri,
+            training_example_count=args.dataset.example_count,
+            scorer_uri=args.scorer.uri if args.scorer else None,
+            validation_example=args.validation_example,
+        )
         depends: list[pulumi.Resource] = [args.scorer.invoker] if args.scorer else []
         if args.dataset.reader_grant is not None:
             depends.append(args.dataset.reader_grant)

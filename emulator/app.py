@@ -243,9 +243,10 @@ class Emulator:
         return body
 
     @staticmethod
-    def _check(schema: Any, body: Any, where: str) -> None:
+    def _check(schema: Any, body: Any, where: str) -> Any:
+        """The body with camelCase names (snake_case is accepted too), or a 400 as Google words it."""
         try:
-            checks.check(schema, body, where)
+            return checks.check(schema, body, where)
         except checks.BodyError as e:
             raise ApiError(400, str(e)) from None
 
@@ -279,7 +280,7 @@ class Emulator:
                 "Cannot find field.",
             )
         self._rlft_location(l)
-        self._check(checks.TUNING_JOB, body, "tuning_job")
+        body = self._check(checks.TUNING_JOB, body, "tuning_job")
         other = sorted(k for k in body if k in checks.OTHER_SPECS)
         if other:
             raise ApiError(400, f"The emulator serves reinforcement tuning only; got {other[0]}.")
@@ -403,7 +404,7 @@ class Emulator:
         assert self.caller is not None
         body = await self._body(request)
         self._rlft_location(l)
-        self._check(checks.VALIDATE_REQUEST, body, "validate_reinforcement_tuning_reward_request")
+        body = self._check(checks.VALIDATE_REQUEST, body, "validate_reinforcement_tuning_reward_request")
         if "example" not in body:
             raise ApiError(400, "example is required.")
         if "sampleResponse" not in body:
@@ -476,7 +477,7 @@ class Emulator:
 
     async def judge_probe(self, request: Request, p: str, l: str, m: str, **_: Any) -> Response:  # noqa: E741
         body = await self._body(request)
-        self._check(checks.GENERATE_REQUEST, body, "generate_content_request")
+        body = self._check(checks.GENERATE_REQUEST, body, "generate_content_request")
         if m not in self.options.rewards.judges.get(l, set()):
             raise ApiError(
                 404,
@@ -489,7 +490,7 @@ class Emulator:
 
     async def endpoint_generate(self, request: Request, rest: str, **_: Any) -> Response:
         body = await self._body(request)
-        self._check(checks.GENERATE_REQUEST, body, "generate_content_request")
+        body = self._check(checks.GENERATE_REQUEST, body, "generate_content_request")
         ep = self.serving.endpoints.get(rest.removesuffix(":generateContent"))
         if ep is None:
             raise ApiError(404, f"Endpoint `{rest.removesuffix(':generateContent')}` not found.")
@@ -513,7 +514,7 @@ class Emulator:
 
     async def undeploy(self, request: Request, rest: str, **_: Any) -> Response:
         body = await self._body(request)
-        self._check(checks.UNDEPLOY_REQUEST, body, "undeploy_model_request")
+        body = self._check(checks.UNDEPLOY_REQUEST, body, "undeploy_model_request")
         ep = self._endpoint(rest.removesuffix(":undeployModel"))
         dm = body.get("deployedModelId")
         if not dm:

@@ -1,11 +1,11 @@
-"""Strict, hand-written checks of incoming bodies, so our own client's mistakes fail loudly here.
+"""Strict checks of incoming bodies, so a client's mistakes fail here as they would at Google.
 
 The real service rejects an unknown field with `Invalid JSON payload received. Unknown name "x"
 at 'tuning_job.reinforcement_tuning_spec': Cannot find field.`; the emulator answers the same way
-(400, naming the key and where it sits). Only the shapes the emulator accepts are described here;
-the discovery document is deliberately not read at runtime (it is a test dependency).
-Field names must be lowerCamelCase: the real parser also takes proto names, but our client never
-should send them, so the emulator treats them as unknown.
+(400, naming the key and where it sits). The shapes are Google's, described once in
+`providers/job/shapes.py` and held to the discovery document by the tests; the discovery document
+itself is not read at runtime (it is a test dependency). Like Google's parser, the emulator takes
+lowerCamelCase and the original snake_case names, and hands the app camelCase only.
 """
 
 from __future__ import annotations
@@ -13,208 +13,54 @@ from __future__ import annotations
 import re
 from typing import Any
 
-STR, INT, INT64, FLOAT, BOOL, MAP_STR, ANY = "str", "int", "int64", "float", "bool", "map_str", "any"
+from providers.job.shapes import (
+    GENERATE_REQUEST,
+    OTHER_SPECS,
+    TUNING_JOB,
+    UNDEPLOY_REQUEST,
+    VALIDATE_REQUEST,
+    ShapeError,
+    conform,
+    snake,
+)
+
+__all__ = [
+    "GENERATE_REQUEST",
+    "OTHER_SPECS",
+    "TUNING_JOB",
+    "UNDEPLOY_REQUEST",
+    "VALIDATE_REQUEST",
+    "BodyError",
+    "check",
+    "check_labels",
+    "reward_configs",
+    "snake",
+]
 
 
 class BodyError(ValueError):
     """A request body the real service would refuse with 400 INVALID_ARGUMENT."""
 
 
-def enum(*values: str) -> frozenset[str]:
-    return frozenset(values)
-
-
-PART: dict[str, Any] = {
-    "text": STR,
-    "thought": BOOL,
-    "thoughtSignature": STR,
-    "inlineData": {"mimeType": STR, "data": STR, "displayName": STR},
-    "fileData": {"mimeType": STR, "fileUri": STR, "displayName": STR},
-    "functionCall": ANY,
-    "functionResponse": ANY,
-    "executableCode": ANY,
-    "codeExecutionResult": ANY,
-    "videoMetadata": ANY,
-    "mediaResolution": ANY,
-}
-CONTENT: dict[str, Any] = {"role": STR, "parts": [PART]}
-EXAMPLE: dict[str, Any] = {
-    "contents": [CONTENT],
-    "references": MAP_STR,
-    "systemInstruction": CONTENT,
-    "tools": [ANY],
-}
-PARSE: dict[str, Any] = {
-    "parseType": enum("RESPONSE_PARSE_TYPE_UNSPECIFIED", "IDENTITY", "REGEX_EXTRACT"),
-    "regexExtractExpression": STR,
-}
-MATCH_EXPRESSION: dict[str, Any] = {
-    "matchOperation": enum("MATCH_OPERATION_UNSPECIFIED", "REGEX_CONTAINS", "PARTIAL_MATCH", "EXACT_MATCH"),
-    "expression": STR,
-}
-AUTORATER: dict[str, Any] = {
-    "autoraterConfig": {
-        "autoraterModel": STR,
-        "flipEnabled": BOOL,
-        "generationConfig": ANY,
-        "samplingCount": INT,
-    },
-    "autoraterPrompt": STR,
-    "autoraterResponseParseConfig": PARSE,
-    "parsedResponseConversionScorer": {},
-    "exactMatchScorer": {"correctAnswerReward": FLOAT, "wrongAnswerReward": FLOAT, "expression": STR},
-}
-SINGLE_REWARD: dict[str, Any] = {
-    "rewardName": STR,
-    "parseResponseConfig": PARSE,
-    "cloudRunRewardScorer": {"cloudRunUri": STR},
-    "autoraterScorer": AUTORATER,
-    "codeExecutionRewardScorer": {"pythonCodeSnippet": STR},
-    "stringMatchRewardScorer": {
-        "correctAnswerReward": FLOAT,
-        "wrongAnswerReward": FLOAT,
-        "stringMatchExpression": MATCH_EXPRESSION,
-        "jsonMatchExpression": {"keyName": STR, "valueStringMatchExpression": MATCH_EXPRESSION},
-    },
-}
-COMPOSITE_REWARD: dict[str, Any] = {
-    "weightedRewardConfigs": [{"rewardConfig": SINGLE_REWARD, "weight": FLOAT}]
-}
-HYPER_PARAMETERS: dict[str, Any] = {
-    "adapterSize": enum(
-        "ADAPTER_SIZE_UNSPECIFIED",
-        "ADAPTER_SIZE_ONE",
-        "ADAPTER_SIZE_TWO",
-        "ADAPTER_SIZE_FOUR",
-        "ADAPTER_SIZE_EIGHT",
-        "ADAPTER_SIZE_SIXTEEN",
-        "ADAPTER_SIZE_THIRTY_TWO",
-    ),
-    "batchSize": INT,
-    "checkpointInterval": INT,
-    "epochCount": INT64,
-    "evaluateInterval": INT,
-    "learningRateMultiplier": FLOAT,
-    "maxOutputTokens": INT,
-    "samplesPerPrompt": INT,
-    "stepCount": INT64,
-    "thinkingBudget": INT,
-    "thinkingLevel": enum(
-        "REINFORCEMENT_TUNING_THINKING_LEVEL_UNSPECIFIED", "MINIMAL", "LOW", "MEDIUM", "HIGH"
-    ),
-}
-RT_SPEC: dict[str, Any] = {
-    "trainingDatasetUri": STR,
-    "validationDatasetUri": STR,
-    "hyperParameters": HYPER_PARAMETERS,
-    "singleRewardConfig": SINGLE_REWARD,
-    "compositeRewardConfig": COMPOSITE_REWARD,
-}
-# Output-only TuningJob fields are accepted and ignored on create, as the real service does.
-OUTPUT_ONLY = {
-    "name", "state", "createTime", "startTime", "endTime", "updateTime", "error", "experiment",
-    "tunedModel", "tuningDataStats", "tuningJobMetadata", "tuningJobState", "pipelineJob",
-    "gcsMetricsUri", "satisfiesPzs", "satisfiesPzi", "evaluateDatasetRuns",
-}  # fmt: skip
-OTHER_SPECS = {
-    "supervisedTuningSpec", "distillationSpec", "partnerModelTuningSpec", "veoTuningSpec",
-    "veoLoraTuningSpec", "preferenceOptimizationSpec", "fullFineTuningSpec",
-}  # fmt: skip
-TUNING_JOB: dict[str, Any] = {
-    "baseModel": STR,
-    "tunedModelDisplayName": STR,
-    "description": STR,
-    "labels": MAP_STR,
-    "serviceAccount": STR,
-    "reinforcementTuningSpec": RT_SPEC,
-    "preTunedModel": {"tunedModelName": STR, "checkpointId": STR, "baseModel": STR},
-    "encryptionSpec": {"kmsKeyName": STR},
-    "customBaseModel": STR,
-    "outputUri": STR,
-    **{k: ANY for k in OUTPUT_ONLY | OTHER_SPECS},
-}
-VALIDATE_REQUEST: dict[str, Any] = {
-    "example": EXAMPLE,
-    "sampleResponse": CONTENT,
-    "singleRewardConfig": SINGLE_REWARD,
-    "compositeRewardConfig": COMPOSITE_REWARD,
-}
-GENERATE_REQUEST: dict[str, Any] = {
-    "contents": [CONTENT],
-    "systemInstruction": CONTENT,
-    "generationConfig": ANY,
-    "safetySettings": [ANY],
-    "tools": [ANY],
-    "toolConfig": ANY,
-    "labels": MAP_STR,
-    "cachedContent": STR,
-}
-UNDEPLOY_REQUEST: dict[str, Any] = {"deployedModelId": STR, "trafficSplit": ANY}
-
-
-def snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
-def check(schema: Any, value: Any, where: str) -> None:
-    """Raise BodyError when `value` does not fit `schema`; `where` is the proto-style path."""
-    if value is None or schema == ANY:
-        return
-    if isinstance(schema, dict):
-        if not isinstance(value, dict):
-            raise BodyError(f"Invalid value at '{where}': expected an object, got {_kind(value)}.")
-        for key, sub in value.items():
-            if key not in schema:
-                raise BodyError(
-                    f"Invalid JSON payload received. Unknown name \"{key}\" at '{where}': Cannot find field."
-                )
-            check(schema[key], sub, f"{where}.{snake(key)}")
-        return
-    if isinstance(schema, list):
-        if not isinstance(value, list):
-            raise BodyError(f"Invalid value at '{where}': expected a list, got {_kind(value)}.")
-        for i, item in enumerate(value):
-            check(schema[0], item, f"{where}[{i}]")
-        return
-    if isinstance(schema, frozenset):
-        if value not in schema:
-            raise BodyError(f"Invalid value at '{where}' ({_enum_name(where)}), \"{value}\"")
-        return
-    ok = {
-        STR: isinstance(value, str),
-        BOOL: isinstance(value, bool),
-        INT: (isinstance(value, int) and not isinstance(value, bool))
-        or (isinstance(value, str) and value.lstrip("-").isdigit()),
-        INT64: (isinstance(value, int) and not isinstance(value, bool))
-        or (isinstance(value, str) and value.lstrip("-").isdigit()),
-        FLOAT: (isinstance(value, (int, float)) and not isinstance(value, bool))
-        or value in ("NaN", "Infinity", "-Infinity")
-        or (isinstance(value, str) and _is_float(value)),
-        MAP_STR: isinstance(value, dict) and all(isinstance(v, str) for v in value.values()),
-    }[schema]
-    if not ok:
-        raise BodyError(f"Invalid value at '{where}' ({schema}), {_short(value)}")
-
-
-def _is_float(s: str) -> bool:
+def check(schema: Any, value: Any, where: str) -> Any:
+    """`value` with camelCase field names; BodyError, worded as Google words it, on a misfit."""
     try:
-        float(s)
-    except ValueError:
-        return False
-    return True
-
-
-def _kind(value: Any) -> str:
-    return type(value).__name__
+        return conform(schema, value, where, proto_names=True)
+    except ShapeError as e:
+        if e.kind == "unknown":
+            raise BodyError(
+                f"Invalid JSON payload received. Unknown name \"{e.key}\" at '{e.where}': Cannot find field."
+            ) from None
+        if e.kind == "enum":
+            raise BodyError(
+                f"Invalid value at '{e.where}' (TYPE_ENUM {e.where.rsplit('.', 1)[-1]}), \"{e.got}\""
+            ) from None
+        raise BodyError(f"Invalid value at '{e.where}' ({e.expected}), {_short(e.got)}") from None
 
 
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) < 60 else text[:57] + "..."
-
-
-def _enum_name(where: str) -> str:
-    return "TYPE_ENUM " + where.rsplit(".", 1)[-1]
 
 
 LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")

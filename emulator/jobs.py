@@ -196,7 +196,7 @@ class Job:
 
 def normalize_body(body: dict[str, Any]) -> dict[str, Any]:
     """Echo the request as the service would: int64 as strings, output-only fields dropped."""
-    from .checks import OUTPUT_ONLY
+    from providers.job.shapes import OUTPUT_ONLY
 
     out = {k: v for k, v in body.items() if k not in OUTPUT_ONLY}
     spec = out.get("reinforcementTuningSpec")

@@ -14,20 +14,18 @@ from collections.abc import Callable
 from typing import Any
 
 from providers import metrics as job_metrics
-from providers import spec
-from providers.vertex import VertexClient, VertexError
+from providers.errors import LeftBehind, RewardRefused, TunifolkError, UnreachableError, VertexError
+from providers.job import bodies, estimate, limits, verdict
+from providers.job.fields import HYPER_PARAMETERS, SPEC_LABEL
+from providers.job.normalize import normalize
+from providers.vertex import VertexClient
 
-LIVE_STATES = frozenset({"JOB_STATE_PENDING", "JOB_STATE_QUEUED", "JOB_STATE_RUNNING"})
 JUDGE_CANDIDATES = ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-3-pro-preview", "gemini-3.1-pro-preview")
 
 
 def say(message: str) -> None:
     """A progress line on stderr (the engine shows a dynamic provider's stderr as diagnostics)."""
     print(f"tunifolk: {message}", file=sys.stderr, flush=True)
-
-
-def parent_of(inputs: dict[str, Any]) -> str:
-    return f"projects/{inputs['project']}/locations/{inputs['location']}"
 
 
 def judge_problems(client: VertexClient, inputs: dict[str, Any]) -> list[str]:
@@ -39,7 +37,7 @@ def judge_problems(client: VertexClient, inputs: dict[str, Any]) -> list[str]:
     for i, reward in enumerate(inputs.get("rewards") or []):
         judge = (reward.get("autorater") or {}).get("model")
         if not judge or client.judge_available(
-            project, location, spec.expand_model(judge, project, location)
+            project, location, bodies.expand_model(judge, project, location)
         ):
             continue
         if answering is None:
@@ -52,28 +50,30 @@ def judge_problems(client: VertexClient, inputs: dict[str, Any]) -> list[str]:
     return problems
 
 
-def validate_once(client: VertexClient, inputs: dict[str, Any]) -> tuple[dict[str, Any], list[spec.Problem]]:
+def validate_once(
+    client: VertexClient, inputs: dict[str, Any]
+) -> tuple[dict[str, Any], list[verdict.Problem]]:
     """Dry-run the reward with `validation_example` and the job's own reward config."""
-    names = spec.reward_names(inputs)
+    names = bodies.reward_names(inputs)
     try:
-        response = client.validate_reward(parent_of(inputs), spec.build_validate_request(inputs))
+        response = client.validate_reward(bodies.parent_of(inputs), bodies.build_validate_request(inputs))
     except VertexError as exc:
         if not exc.permission_denied:
             raise
-        return {}, [spec.Problem(None, str(exc), code=7)]
-    return response, spec.validation_problems(response, names)
+        return {}, [verdict.Problem(None, str(exc), code=7)]
+    return response, verdict.validation_problems(response, names)
 
 
 def validate_until_granted(
     client: VertexClient, inputs: dict[str, Any], retry_seconds: float, interval: float
 ) -> dict[str, Any]:
-    """Validate; refuse (ValueError) unless `validation_problems` is empty. A permission error is
-    retried for `retry_seconds`: a fresh run.invoker grant takes minutes to apply."""
+    """Validate; refuse (RewardRefused) unless the verdict finds no problem. A permission error is
+    retried for `retry_seconds`: a fresh run.invoker grant takes minutes to apply (edge 19)."""
     deadline = time.monotonic() + retry_seconds
     while True:
         response, problems = validate_once(client, inputs)
         if not problems:
-            return validation_summary(response, spec.reward_names(inputs))
+            return verdict.validation_summary(response, bodies.reward_names(inputs))
         if any(p.is_permission_error for p in problems) and time.monotonic() < deadline:
             say(
                 "reward validation hit a permission error (a fresh run.invoker grant can take minutes "
@@ -82,24 +82,15 @@ def validate_until_granted(
             time.sleep(interval)
             continue
         lines = "\n".join(f"  - {p}" for p in problems)
-        raise ValueError(f"reward validation failed; no tuning job was created:\n{lines}")
-
-
-def validation_summary(response: dict[str, Any], names: list[str]) -> dict[str, Any]:
-    """`{overall_reward, rewards: {name: reward}}`; an entry without `reward` is 0.0 (ProtoJSON)."""
-    details = response.get("rewardInfoDetails") or {}
-    rewards = {n: float((details.get(n) or {}).get("reward", 0.0)) for n in names if n in details}
-    if not rewards and len(names) == 1:
-        rewards = {names[0]: float(response.get("overallReward", 0.0))}
-    return {"overall_reward": float(response.get("overallReward", 0.0)), "rewards": rewards}
+        raise RewardRefused(f"reward validation failed; no tuning job was created:\n{lines}")
 
 
 def create_or_adopt(client: VertexClient, inputs: dict[str, Any], attempts: int = 3) -> dict[str, Any]:
     """Create the job, or adopt the live one carrying the same spec label. The create call is never
     retried blindly: after an ambiguous failure (5xx, 429, connection), the label is looked up first."""
-    parent = parent_of(inputs)
-    body = spec.build_tuning_job(inputs)
-    label = body["labels"][spec.SPEC_LABEL]
+    parent = bodies.parent_of(inputs)
+    body = bodies.build_tuning_job(inputs)
+    label = body["labels"][SPEC_LABEL]
     for attempt in range(1, attempts + 1):
         adopted = adoptable(client, parent, label)
         if adopted is not None:
@@ -111,23 +102,25 @@ def create_or_adopt(client: VertexClient, inputs: dict[str, Any], attempts: int 
             if exc.status < 500 and exc.status != 429:
                 raise
             say(f"create was ambiguous ({exc}); looking for the job by its label (attempt {attempt})")
-        except OSError as exc:  # connection reset or timeout: the job may exist
+        except UnreachableError as exc:  # a reset or a timeout: the job may exist
             say(f"create was ambiguous ({exc}); looking for the job by its label (attempt {attempt})")
     adopted = adoptable(client, parent, label)
     if adopted is not None:
         return adopted
-    raise RuntimeError(
+    raise TunifolkError(
         f"could not create the tuning job after {attempts} attempts and none carries "
-        f'labels.{spec.SPEC_LABEL}="{label}"; nothing was created'
+        f'labels.{SPEC_LABEL}="{label}"; nothing was created: run it again'
     )
 
 
 def adoptable(client: VertexClient, parent: str, label: str) -> dict[str, Any] | None:
     """A job with this spec label that is live, or SUCCEEDED with its tuned model still present;
     never a FAILED or CANCELLED one (nor a success whose model was cleaned up)."""
-    for job in client.find_jobs_by_label(parent, spec.SPEC_LABEL, label):
+    for job in client.find_jobs_by_label(parent, SPEC_LABEL, label):
+        if (job.get("labels") or {}).get(SPEC_LABEL) != label:
+            continue  # whatever the server's filter did: only this spec's own jobs are adopted
         state = job.get("state")
-        if state in LIVE_STATES:
+        if state in limits.ADOPTABLE_STATES:
             return job
         model = (job.get("tunedModel") or {}).get("model")
         if state == "JOB_STATE_SUCCEEDED" and model and _exists(client.get_model, model.split("@", 1)[0]):
@@ -166,14 +159,15 @@ def total_steps(inputs: dict[str, Any], job: dict[str, Any]) -> int | None:
     hp = inputs.get("hyper_parameters")
     if not hp:
         hp = _hyper_parameters_of(job)
-    return spec.total_steps(hp, int(count) if count else None)
+    return estimate.total_steps(hp, int(count) if count else None)
 
 
 def _hyper_parameters_of(job: dict[str, Any]) -> dict[str, Any]:
-    """The job's own hyperparameters in snake_case (for a job read without our inputs)."""
+    """The job's own hyperparameters as inputs (snake_case, API types), for a job read without
+    our inputs: the table's API names map back."""
     hp = (job.get("reinforcementTuningSpec") or {}).get("hyperParameters") or {}
-    keys = {"batchSize": "batch_size", "epochCount": "epoch_count", "stepCount": "step_count"}
-    return {snake: int(hp[camel]) for camel, snake in keys.items() if camel in hp}
+    raw = {f.name: hp[f.api.rsplit(".", 1)[-1]] for f in HYPER_PARAMETERS if f.api and f.api in hp}
+    return normalize({"hyper_parameters": raw})["hyper_parameters"]
 
 
 def live_step(job: dict[str, Any], metrics: job_metrics.Metrics | None) -> int:
@@ -216,7 +210,7 @@ def cleanup(client: VertexClient, job: dict[str, Any], props: dict[str, Any]) ->
                 f"{base.rsplit('/', 1)[-1]} --region={base.split('/')[3]}"
             )
     if left:
-        raise RuntimeError("cleanup left these behind:\n" + "\n".join(f"  - {item}" for item in left))
+        raise LeftBehind("cleanup left these behind:\n" + "\n".join(f"  - {item}" for item in left))
 
 
 def _remove_endpoint(client: VertexClient, endpoint: str) -> None:

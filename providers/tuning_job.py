@@ -2,7 +2,7 @@
 
 The provider is the guard between `pulumi up` and the bill:
 
-* **check** runs every static rule of contracts.md §2 at preview (pure, in `providers/spec.py`);
+* **check** runs every static rule at preview (pure, in `providers/job/checks.py`);
 * **create** probes each judge model in the tuning region, dry-runs the reward through
   `validateReinforcementTuningReward` with the exact reward config the job will use, and refuses
   unless every reward is present, finite and inside [-1, 1]; then it creates-or-adopts the job by its
@@ -13,13 +13,19 @@ The provider is the guard between `pulumi up` and the bill:
   endpoints and the model (`cleanup: all`), naming whatever it could not remove.
 
 The provider object is pickled into state by dill: it holds only plain numbers (poll intervals and
-bounds). Clients, sessions and credentials are built inside each method and dropped after it.
+bounds). Clients, sessions and credentials are built inside each method and dropped after it. The
+pickle names this class by reference (`providers.tuning_job.RlftTuningJobProvider`), and the engine
+imports it from the code on disk for every refresh and destroy: this module must stay where it is,
+and a state written by an older release must keep working (docs/architecture.md, "State").
+
+Inputs, outputs and what a change to each means come from the field table
+(`providers/job/fields.py`); this module only translates between Pulumi and the job model.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, TypedDict
+from typing import Any
 
 import pulumi
 from pulumi.dynamic import (
@@ -34,19 +40,18 @@ from pulumi.dynamic import (
 
 from providers import metrics as job_metrics
 from providers import operations as ops
-from providers import spec
-from providers.vertex import TERMINAL_STATES, VertexClient, VertexError, serving_host
+from providers.errors import JobFailed, TunifolkError, VertexError
+from providers.job import checks, diff, fields, limits
+from providers.job.fields import SPEC_LABEL
+from providers.job.normalize import normalize
+from providers.vertex import VertexClient, console_url, serving_host
 
 PROVIDER_KEY = "__provider"
-OUTPUT_KEYS = sorted(spec.OUTPUT_KEYS - {PROVIDER_KEY})
 
 
 def _inputs(props: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in props.items() if k != PROVIDER_KEY and k not in OUTPUT_KEYS}
-
-
-class JobFailed(Exception):
-    """The job ended FAILED or CANCELLED while create waited: nothing bills, so create may fail."""
+    """The inputs among a state's properties (outputs and the pickled provider sit beside them)."""
+    return {k: v for k, v in props.items() if k != PROVIDER_KEY and k not in fields.OUTPUT_NAMES}
 
 
 class RlftTuningJobProvider(ResourceProvider):
@@ -73,14 +78,14 @@ class RlftTuningJobProvider(ResourceProvider):
     # ------------------------------------------------------------------ check and diff
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        report = spec.check_inputs(_inputs(news))
+        report = checks.check_inputs(_inputs(news))
         for warning in report.warnings:
             ops.say(f"warning: {warning}")
         failures = [CheckFailure(path, reason) for path, reason in report.failures]
         return CheckResult(report.inputs, failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        changed, replaces = spec.diff_decision(_inputs(olds), _inputs(news))
+        changed, replaces = diff.diff_decision(_inputs(olds), _inputs(news))
         return DiffResult(
             changes=bool(changed), replaces=list(replaces), delete_before_replace=bool(replaces)
         )
@@ -88,11 +93,11 @@ class RlftTuningJobProvider(ResourceProvider):
     # ------------------------------------------------------------------ create
 
     def create(self, props: dict[str, Any]) -> CreateResult:
-        inputs = spec.normalize(_inputs(props))
+        inputs = normalize(_inputs(props))
         with _client() as client:
             judges = ops.judge_problems(client, inputs)
             if judges:
-                raise ValueError("\n".join(judges))
+                raise TunifolkError("\n".join(judges))
             validation = ops.validate_until_granted(
                 client, inputs, self.permission_retry_seconds, self.permission_retry_interval
             )
@@ -118,7 +123,7 @@ class RlftTuningJobProvider(ResourceProvider):
         try:
             while True:
                 state = job.get("state", "")
-                if state in TERMINAL_STATES or (goal == "running" and state == "JOB_STATE_RUNNING"):
+                if state in limits.TERMINAL_STATES or (goal == "running" and state == "JOB_STATE_RUNNING"):
                     break
                 if time.monotonic() >= deadline:
                     ops.say(f"stopped waiting after {timeout:.0f}s; {job['name']} is still {state}")
@@ -134,7 +139,7 @@ class RlftTuningJobProvider(ResourceProvider):
         except Exception as exc:  # the job exists: return it rather than lose it
             ops.say(f"stopped waiting ({exc}); {job['name']} stays in state as {job.get('state')}")
             return job, metrics
-        if job.get("state") in ("JOB_STATE_FAILED", "JOB_STATE_CANCELLED"):
+        if job.get("state") in limits.FAILED_STATES:
             error = (job.get("error") or {}).get("message", "no error message")
             raise JobFailed(f"tuning job {job['name']} ended {job['state']}: {error}")
         return job, metrics
@@ -156,7 +161,7 @@ class RlftTuningJobProvider(ResourceProvider):
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         """Only `wait`, `wait_timeout_seconds`, `cleanup` and `max_cost_usd` update in place."""
-        inputs = spec.normalize(_inputs(news))
+        inputs = normalize(_inputs(news))
         with _client() as client:
             job = client.get_tuning_job(id_)
             job, metrics = self._wait(client, inputs, job)
@@ -180,15 +185,15 @@ class RlftTuningJobProvider(ResourceProvider):
                 ops.cleanup(client, job, props)
 
     def _end(self, client: VertexClient, job: dict[str, Any]) -> dict[str, Any]:
-        if job.get("state") in TERMINAL_STATES:
+        if job.get("state") in limits.TERMINAL_STATES:
             return job
         ops.say(f"cancelling {job['name']} ({job.get('state')})")
         client.cancel_tuning_job(job["name"])
         deadline = time.monotonic() + self.delete_timeout_seconds
         delay = self.poll_seconds
-        while job.get("state") not in TERMINAL_STATES:
+        while job.get("state") not in limits.TERMINAL_STATES:
             if time.monotonic() >= deadline:
-                raise RuntimeError(
+                raise TunifolkError(
                     f"{job['name']} is still {job.get('state')} {self.delete_timeout_seconds:.0f}s after "
                     "cancel; it stays in state. Run `pulumi destroy` again, or check it with "
                     f"`tunifolk status --job {job['name']}`"
@@ -229,8 +234,8 @@ class RlftTuningJobProvider(ResourceProvider):
             "start_time": job.get("startTime"),
             "end_time": job.get("endTime"),
             "validation": validation,
-            "console_url": spec.console_url(job["name"]),
-            "spec_hash": (job.get("labels") or {}).get(spec.SPEC_LABEL),
+            "console_url": console_url(job["name"]),
+            "spec_hash": (job.get("labels") or {}).get(SPEC_LABEL),
         }
 
 
@@ -245,51 +250,14 @@ def _client() -> VertexClient:
 # --------------------------------------------------------------------------- the resource
 
 
-class RlftTuningJobArgs(TypedDict, total=False):
-    """The resource's inputs (contracts.md §4). Nested values are plain dicts in snake_case, except
-    `validation_example`, which carries Google's camelCase example and content verbatim."""
-
-    project: pulumi.Input[str]
-    location: pulumi.Input[str]
-    base_model: pulumi.Input[str]
-    tuned_model_display_name: pulumi.Input[str]
-    description: pulumi.Input[str]
-    labels: pulumi.Input[dict[str, str]]
-    service_account: pulumi.Input[str]
-    training_dataset_uri: pulumi.Input[str]
-    validation_dataset_uri: pulumi.Input[str]
-    training_example_count: pulumi.Input[int]
-    hyper_parameters: pulumi.Input[dict[str, Any]]
-    rewards: pulumi.Input[list[dict[str, Any]]]
-    validation_example: pulumi.Input[dict[str, Any]]
-    pre_tuned_model: pulumi.Input[dict[str, Any]]
-    wait: pulumi.Input[str]
-    wait_timeout_seconds: pulumi.Input[float]
-    cleanup: pulumi.Input[str]
-    max_cost_usd: pulumi.Input[float]
+RlftTuningJobArgs = fields.args_type()
+"""The resource's inputs, snake_case (docs/config.md, "The job resource"). Nested values are plain
+dicts in snake_case, except `validation_example`, which carries Google's camelCase verbatim."""
 
 
 class RlftTuningJob(pulumi.dynamic.Resource, module="tunifolk", name="RlftTuningJob"):
-    """A Vertex RLFT tuning job. Inputs and outputs: contracts.md §4 (snake_case)."""
-
-    name: pulumi.Output[str]
-    state: pulumi.Output[str]
-    tuning_job_state: pulumi.Output[str | None]
-    tuned_model: pulumi.Output[str | None]
-    endpoint: pulumi.Output[str | None]
-    serving_host: pulumi.Output[str | None]
-    checkpoints: pulumi.Output[list[dict[str, Any]]]
-    best_checkpoint: pulumi.Output[dict[str, Any] | None]
-    experiment: pulumi.Output[str | None]
-    total_steps: pulumi.Output[int | None]
-    completed_steps: pulumi.Output[int]
-    error: pulumi.Output[dict[str, Any] | None]
-    create_time: pulumi.Output[str | None]
-    start_time: pulumi.Output[str | None]
-    end_time: pulumi.Output[str | None]
-    validation: pulumi.Output[dict[str, Any] | None]
-    console_url: pulumi.Output[str]
-    spec_hash: pulumi.Output[str]
+    """A Vertex RLFT tuning job. Every output of the field table (`fields.OUTPUTS`: name, state,
+    endpoint, checkpoints, ...) is an attribute, as a Pulumi Output."""
 
     def __init__(
         self,
@@ -297,5 +265,5 @@ class RlftTuningJob(pulumi.dynamic.Resource, module="tunifolk", name="RlftTuning
         args: RlftTuningJobArgs,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        props: dict[str, Any] = {**args, **dict.fromkeys(OUTPUT_KEYS)}
+        props: dict[str, Any] = {**args, **dict.fromkeys(fields.OUTPUT_NAMES)}
         super().__init__(RlftTuningJobProvider(), resource_name, props, opts)

@@ -14,9 +14,10 @@ provider needs precise control over which calls may be retried. The client is sm
   a token.
 * **Retries** (tenacity) cover 429/500/502/503/504 and connection errors, honour `Retry-After`, and are
   bounded in attempts and seconds — for idempotent calls only. Creating a tuning job is never retried:
-  the caller recovers an ambiguous create by listing jobs with its spec label (contracts.md §4).
-* **Errors** are one type, `VertexError`, carrying status, Google's message, method and path; an HTML
-  error page becomes one readable line.
+  the caller recovers an ambiguous create by listing jobs with its spec label (docs/vertex.md).
+* **Errors** are the project's (`providers/errors.py`): `VertexError` carries status, Google's
+  message, method and path (an HTML error page becomes one readable line); a host that never
+  answers is an `UnreachableError`, missing credentials a `CredentialsError` naming the fix.
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ from urllib.parse import urlsplit
 import requests
 import tenacity
 
+from providers.errors import ConfigError, CredentialsError, ResourceNameError, UnreachableError, VertexError
+from providers.job.limits import TERMINAL_STATES
+
+__all__ = ["TERMINAL_STATES", "RetryPolicy", "VertexClient", "VertexError", "console_url", "serving_host"]
+
 API_VERSION = "v1beta1"
 ENDPOINT_ENV = "TUNIFOLK_VERTEX_ENDPOINT"
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
@@ -42,9 +48,6 @@ RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
 MULTI_REGIONS = frozenset({"us", "eu"})
 BATCH_READ_LIMIT = 20  # the service's limit of time series per batchRead call
 LIST_PAGE_SIZE = 1000  # the largest page the tensorboard listings allow: fewest calls
-TERMINAL_STATES = frozenset(
-    {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED", "JOB_STATE_EXPIRED"}
-)
 _LOCATION_RE = re.compile(r"(?:^|/)locations/([^/:]+)")
 
 
@@ -55,7 +58,9 @@ def location_of(name: str) -> str:
     """The location segment of a resource name (`projects/p/locations/L/...` → `L`)."""
     match = _LOCATION_RE.search(name)
     if not match:
-        raise ValueError(f"{name!r} is not a Vertex resource name: expected projects/P/locations/L/...")
+        raise ResourceNameError(
+            f"{name!r} is not a Vertex resource name: expected projects/P/locations/L/..."
+        )
     return match.group(1)
 
 
@@ -66,7 +71,7 @@ def host_for(location: str) -> str:
     if location == "global":
         return "aiplatform.googleapis.com"
     if not re.fullmatch(r"[a-z]+-[a-z]+\d+", location):
-        raise ValueError(
+        raise ResourceNameError(
             f"unknown Vertex location {location!r}: expected a region like us-central1, or us/eu"
         )
     return f"{location}-aiplatform.googleapis.com"
@@ -84,13 +89,28 @@ def endpoint_override() -> str | None:
         return None
     parts = urlsplit(raw)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"{ENDPOINT_ENV}={raw!r}: expected a base URL like http://127.0.0.1:8090")
+        raise ConfigError(f"{ENDPOINT_ENV}={raw!r}: expected a base URL like http://127.0.0.1:8090")
     if parts.scheme == "http" and not is_loopback(parts.hostname):
-        raise ValueError(
+        raise ConfigError(
             f"{ENDPOINT_ENV}={raw!r}: plain http is allowed only on loopback (127.0.0.1, localhost, ::1); "
             "use https for any other host"
         )
     return raw
+
+
+def console_url(job_name: str) -> str:
+    """The Cloud console page of a tuning job `projects/{p}/locations/{l}/tuningJobs/{id}`."""
+    parts = job_name.strip("/").split("/")
+    fields = dict(zip(parts[0::2], parts[1::2], strict=False))
+    project, location, job = (
+        fields.get("projects", ""),
+        fields.get("locations", ""),
+        fields.get("tuningJobs", ""),
+    )
+    return (
+        "https://console.cloud.google.com/vertex-ai/generative/language/locations/"
+        f"{location}/tuning/tuningJob/{job}?project={project}"
+    )
 
 
 def is_loopback(hostname: str) -> bool:
@@ -103,31 +123,6 @@ def is_loopback(hostname: str) -> bool:
 
 
 # --------------------------------------------------------------------------- errors
-
-
-class VertexError(Exception):
-    """Any failed Vertex call: HTTP status, Google's message, and the method and path called."""
-
-    def __init__(self, status: int, message: str, method: str, path: str, reason: str = "") -> None:
-        self.status = status
-        self.message = message
-        self.method = method
-        self.path = path
-        self.reason = reason  # Google's status string, e.g. NOT_FOUND, PERMISSION_DENIED
-        self.retry_after: float | None = None
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        reason = f" {self.reason}" if self.reason else ""
-        return f"{self.method} {self.path} → {self.status}{reason}: {self.message}"
-
-    @property
-    def not_found(self) -> bool:
-        return self.status == 404
-
-    @property
-    def permission_denied(self) -> bool:
-        return self.status == 403 or self.reason == "PERMISSION_DENIED"
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -182,10 +177,35 @@ class RetryPolicy:
     retry_after_cap: float = 60.0
 
 
+class _Unreachable(Exception):
+    """A connection that failed; retried, and turned into an UnreachableError if it stays so."""
+
+    def __init__(self, url: str, cause: Exception) -> None:
+        parts = urlsplit(url)
+        self.base = f"{parts.scheme}://{parts.netloc}"
+        self.cause = cause
+        super().__init__(f"cannot connect to {self.base}")
+
+
+def _refused(exc: BaseException) -> bool:
+    """True when the connection was refused (nothing listens), as opposed to dropped or slow."""
+    seen: set[int] = set()
+    todo: list[object] = [exc]
+    while todo:
+        item = todo.pop()
+        if not isinstance(item, BaseException) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, ConnectionRefusedError):
+            return True
+        todo += [item.__cause__, item.__context__, getattr(item, "reason", None), *item.args]
+    return False
+
+
 def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, VertexError):
         return exc.status in RETRYABLE_STATUSES
-    return isinstance(exc, (requests.ConnectionError, requests.Timeout))
+    return isinstance(exc, _Unreachable)
 
 
 class _Wait(tenacity.wait.wait_base):
@@ -257,23 +277,35 @@ class VertexClient:
         parts = urlsplit(url)
         if parts.scheme == "http" and is_loopback(parts.hostname or ""):
             return {}
-        if self._credentials is None:
-            import google.auth  # imported here: only real Google calls need it
+        import google.auth  # imported here: only real Google calls need it
+        import google.auth.exceptions
+        import google.auth.transport.requests
 
-            self._credentials, _ = google.auth.default(scopes=list(SCOPES))
-        if not getattr(self._credentials, "valid", False):
-            import google.auth.transport.requests
-
-            self._credentials.refresh(google.auth.transport.requests.Request())
+        try:
+            if self._credentials is None:
+                self._credentials, _ = google.auth.default(scopes=list(SCOPES))
+            if not getattr(self._credentials, "valid", False):
+                self._credentials.refresh(google.auth.transport.requests.Request())
+        except google.auth.exceptions.DefaultCredentialsError:
+            raise CredentialsError() from None
+        except google.auth.exceptions.RefreshError as exc:
+            raise CredentialsError(f"refreshing them failed: {exc}") from None
         return {"Authorization": f"Bearer {self._credentials.token}"}
 
     def _send(self, method: str, url: str, body: Any, params: Any) -> Any:
         path = urlsplit(url).path
         headers = self._auth_headers(url)
         self.calls += 1
-        resp = self._session.request(
-            method, url, json=body, params=params, headers=headers, timeout=self.timeout
-        )
+        try:
+            resp = self._session.request(
+                method, url, json=body, params=params, headers=headers, timeout=self.timeout
+            )
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            parts = urlsplit(url)
+            if is_loopback(parts.hostname or "") and _refused(exc):
+                # Nothing listens on a local port: retrying would only delay the one-line answer.
+                raise UnreachableError(f"{parts.scheme}://{parts.netloc}", "connection refused") from exc
+            raise _Unreachable(url, exc) from exc
         if resp.status_code >= 400:
             raise error_from_response(resp, method, path)
         if not resp.content:
@@ -293,17 +325,21 @@ class VertexClient:
         idempotent: bool = True,
     ) -> Any:
         """Send one call; retry it within the policy's bounds only when it is idempotent."""
-        if not idempotent:
-            return self._send(method, url, body, params)
-        policy = self.retry
-        retrying = tenacity.Retrying(
-            retry=tenacity.retry_if_exception(_retryable),
-            stop=tenacity.stop_after_attempt(policy.attempts) | tenacity.stop_after_delay(policy.max_seconds),
-            wait=_Wait(policy, self._rng),
-            before_sleep=self._before_sleep,
-            reraise=True,
-        )
-        return retrying(self._send, method, url, body, params)
+        try:
+            if not idempotent:
+                return self._send(method, url, body, params)
+            policy = self.retry
+            retrying = tenacity.Retrying(
+                retry=tenacity.retry_if_exception(_retryable),
+                stop=tenacity.stop_after_attempt(policy.attempts)
+                | tenacity.stop_after_delay(policy.max_seconds),
+                wait=_Wait(policy, self._rng),
+                before_sleep=self._before_sleep,
+                reraise=True,
+            )
+            return retrying(self._send, method, url, body, params)
+        except _Unreachable as exc:
+            raise UnreachableError(exc.base, type(exc.cause).__name__) from exc.cause
 
     def _before_sleep(self, state: tenacity.RetryCallState) -> None:
         if self.on_retry is None:

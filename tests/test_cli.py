@@ -232,7 +232,7 @@ def test_the_demo_runs_end_to_end_and_leaves_nothing_running(tmp_path) -> None:
 def test_the_sample_request_matches_the_discovery_document(form: str, language: str) -> None:
     from discovery import validate
     from tunifolk.cli import build_parser
-    from tunifolk.sample import request_body
+    from tunifolk.commands.sample import request_body
 
     args = build_parser().parse_args(
         [

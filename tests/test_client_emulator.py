@@ -29,7 +29,8 @@ import requests
 import servers
 from discovery import ShapeError, validate
 from jobs import PROJECT, SEEDED_FAULTS, inputs, write_dataset
-from providers import operations, spec
+from providers import operations
+from providers.job import bodies, checks, fields, verdict
 from providers.metrics import read_metrics
 from providers.vertex import (
     API_VERSION,
@@ -230,7 +231,7 @@ def make_client() -> Iterator[Factory]:
 
 
 def checked_inputs(scorer: str, **over: Any) -> dict[str, Any]:
-    report = spec.check_inputs(inputs(scorer, **over))
+    report = checks.check_inputs(inputs(scorer, **over))
     assert report.failures == []
     return report.inputs
 
@@ -293,7 +294,7 @@ def succeeded(emu: str, scorer_uri: str) -> dict[str, Any]:
     """One two-reward job run to SUCCEEDED through the client (shape-checked like every test)."""
     rec = Recorder()
     with rec.attach(VertexClient(endpoint=emu, retry=FAST)) as client:
-        body = spec.build_tuning_job(checked_inputs(scorer_uri))
+        body = bodies.build_tuning_job(checked_inputs(scorer_uri))
         job = client.create_tuning_job(PARENT, body)
         done = wait_state(client, job["name"], {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED"})
     rec.check()
@@ -347,8 +348,8 @@ def test_validate_under_tuning_jobs_with_field_example(
     """Edge 4: the client's validate call reaches the real scorer and both rewards come back clean."""
     client, rec = make_client(emu)
     props = checked_inputs(scorer_uri)
-    response = client.validate_reward(PARENT, spec.build_validate_request(props))
-    assert spec.validation_problems(response, spec.reward_names(props)) == []
+    response = client.validate_reward(PARENT, bodies.build_validate_request(props))
+    assert verdict.validation_problems(response, bodies.reward_names(props)) == []
     assert set(response["rewardInfoDetails"]) == {"structure", "poetic_quality"}
     (call,) = rec.exchanges
     assert call.path == f"/v1beta1/{PARENT}/tuningJobs:validateReinforcementTuningReward"
@@ -361,7 +362,7 @@ def test_location_level_validate_404_html_is_one_line(
     """Google answers the path without `/tuningJobs` with an HTML page; the error must stay one line,
     and a 404 is final, so it is sent exactly once."""
     client, rec = make_client(emu)
-    body = spec.build_validate_request(checked_inputs(scorer_uri))
+    body = bodies.build_validate_request(checked_inputs(scorer_uri))
     url = f"{emu}/v1beta1/projects/p/locations/us-central1:validateReinforcementTuningReward"
     with pytest.raises(VertexError) as err:
         client.request("POST", url, body=body)
@@ -392,7 +393,7 @@ def test_list_tuning_jobs_follows_page_tokens(scorer_uri: str, emu: str, make_cl
     client, rec = make_client(emu)
     names = set()
     for i in range(3):
-        body = spec.build_tuning_job(
+        body = bodies.build_tuning_job(
             checked_inputs(scorer_uri, description=f"page {i}", labels={"suite": "pages"})
         )
         names.add(client.create_tuning_job(PARENT, body)["name"])
@@ -411,7 +412,7 @@ def test_cancel_ends_cancelled(scorer_uri: str, emu: str, make_client: Factory) 
     client, _ = make_client(emu)
     props = checked_inputs(scorer_uri)
     props["hyper_parameters"]["epoch_count"] = 50
-    job = client.create_tuning_job(PARENT, spec.build_tuning_job(props))
+    job = client.create_tuning_job(PARENT, bodies.build_tuning_job(props))
     assert client.cancel_tuning_job(job["name"]) == {}
     assert wait_state(client, job["name"], {"JOB_STATE_CANCELLED", "JOB_STATE_SUCCEEDED"})["state"] == (
         "JOB_STATE_CANCELLED"
@@ -481,8 +482,8 @@ def test_seeded_503_and_429_are_survived_within_the_retry_budget(
         props = checked_inputs(scorer_uri)
         assert client.judge_available(PROJECT, LOCATION, "gemini-2.5-pro")
         assert not client.judge_available(PROJECT, LOCATION, "gemini-3-pro-preview")
-        checked = client.validate_reward(PARENT, spec.build_validate_request(props))
-        assert spec.validation_problems(checked, spec.reward_names(props)) == []
+        checked = client.validate_reward(PARENT, bodies.build_validate_request(props))
+        assert verdict.validation_problems(checked, bodies.reward_names(props)) == []
         job = operations.create_or_adopt(client, props)
         done = wait_state(client, job["name"], {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED"})
         assert done["state"] == "JOB_STATE_SUCCEEDED"
@@ -531,15 +532,15 @@ def test_create_hit_by_a_fault_is_not_retried_and_the_job_is_found(
     with servers.emulator(*STEP, "--gcs-dir", str(gcs), "--create-fault", "after") as url:
         client, _ = make_client(url)
         props = checked_inputs(scorer_uri)
-        body = spec.build_tuning_job(props)
+        body = bodies.build_tuning_job(props)
         with pytest.raises(VertexError) as err:
             client.create_tuning_job(PARENT, body)
         assert err.value.status == 503 and client.calls == 1
         counts = admin(url, "requests")["counts"]
         assert counts[f"POST /v1beta1/{PARENT}/tuningJobs"] == 1
-        label = body["labels"][spec.SPEC_LABEL]
-        (found,) = client.find_jobs_by_label(PARENT, spec.SPEC_LABEL, label)
-        assert found["labels"][spec.SPEC_LABEL] == label
+        label = body["labels"][fields.SPEC_LABEL]
+        (found,) = client.find_jobs_by_label(PARENT, fields.SPEC_LABEL, label)
+        assert found["labels"][fields.SPEC_LABEL] == label
         adopted = operations.create_or_adopt(client, props)  # adopts; still no second POST
         assert adopted["name"] == found["name"]
         assert admin(url, "requests")["counts"][f"POST /v1beta1/{PARENT}/tuningJobs"] == 1

@@ -7,12 +7,13 @@ import dataclasses
 import pytest
 from test_spec import base_inputs, with_change
 
-from providers import estimate as est
-from providers import spec
+from providers.job import checks, wire
+from providers.job import estimate as est
+from providers.job.normalize import normalize
 
 
 def seed_estimate(**assumption_overrides) -> est.Estimate:
-    inputs = spec.normalize(base_inputs())
+    inputs = normalize(base_inputs())
     assumptions = dataclasses.replace(est.default_assumptions(inputs), **assumption_overrides)
     result = est.estimate(inputs, assumptions=assumptions)
     assert result is not None
@@ -33,7 +34,7 @@ def test_eval_phase_counts_every_evaluate_interval():
 
 
 def test_eval_without_interval_runs_once_per_epoch():
-    inputs = spec.normalize(with_change("hyper_parameters.evaluate_interval", None))
+    inputs = normalize(with_change("hyper_parameters.evaluate_interval", None))
     e = est.estimate(
         inputs, assumptions=dataclasses.replace(est.default_assumptions(inputs), validation_example_count=10)
     )
@@ -57,7 +58,7 @@ def test_scorer_and_judge_calls():
 
 
 def test_judge_calls_follow_sampling_count():
-    inputs = spec.normalize(with_change("rewards[1].autorater.sampling_count", 8))
+    inputs = normalize(with_change("rewards[1].autorater.sampling_count", 8))
     e = est.estimate(inputs)
     assert e is not None and e.judge_calls == e.scorer_calls * 8
 
@@ -67,14 +68,14 @@ def test_tokens_come_from_expected_length_not_the_cap():
     samples = 156 * 512
     assert e.sampled_tokens == est.Range(samples * 500, samples * 2000)
     assert e.trained_tokens == est.Range(samples * 700, samples * 2200)
-    capped = spec.normalize(with_change("hyper_parameters.max_output_tokens", 4096))
-    assert est.estimate(capped).sampled_tokens == est.estimate(spec.normalize(base_inputs())).sampled_tokens
+    capped = normalize(with_change("hyper_parameters.max_output_tokens", 4096))
+    assert est.estimate(capped).sampled_tokens == est.estimate(normalize(base_inputs())).sampled_tokens
 
 
 def test_expected_length_defaults_by_thinking_level():
-    minimal = spec.normalize(with_change("hyper_parameters.thinking_level", "MINIMAL"))
+    minimal = normalize(with_change("hyper_parameters.thinking_level", "MINIMAL"))
     assert est.default_assumptions(minimal).expected_length == est.EXPECTED_LENGTH_BY_THINKING["MINIMAL"]
-    assert est.default_assumptions(spec.normalize(base_inputs())).expected_length == 6000
+    assert est.default_assumptions(normalize(base_inputs())).expected_length == 6000
     assert est.estimate(minimal).cost_usd.high < seed_estimate().cost_usd.high
 
 
@@ -96,7 +97,7 @@ def test_training_cost_arithmetic_with_a_custom_price_table():
         fallback=est.ModelPrice(0, 0, 0),
         cloud_run_per_m_calls=0,
     )
-    inputs = spec.normalize(base_inputs())
+    inputs = normalize(base_inputs())
     a = dataclasses.replace(est.default_assumptions(inputs), expected_length=1000, prompt_tokens=0)
     e = est.estimate(inputs, prices=prices, assumptions=a)
     samples = 156 * 512
@@ -123,14 +124,14 @@ def test_tuned_inference_is_one_and_a_half_times_base():
 
 
 def test_no_estimate_without_an_example_count_or_with_unknown_epochs():
-    assert est.estimate(spec.normalize(with_change("training_example_count", None))) is None
-    assert est.estimate(spec.normalize(with_change("hyper_parameters.epoch_count", spec.UNKNOWN))) is None
+    assert est.estimate(normalize(with_change("training_example_count", None))) is None
+    assert est.estimate(normalize(with_change("hyper_parameters.epoch_count", wire.UNKNOWN))) is None
 
 
 def test_step_count_drives_the_estimate():
     inputs = with_change("hyper_parameters.epoch_count", None)
     inputs["hyper_parameters"]["step_count"] = 100
-    e = est.estimate(spec.normalize(inputs))
+    e = est.estimate(normalize(inputs))
     assert e is not None and e.total_steps == 100 and e.train_samples == 100 * 512
 
 
@@ -145,7 +146,7 @@ def test_as_dict_is_plain():
 
 def test_budget_failure_names_both_figures():
     high = seed_estimate().cost_usd.high
-    report = spec.check_inputs(with_change("max_cost_usd", 100))
+    report = checks.check_inputs(with_change("max_cost_usd", 100))
     assert [p for p, _ in report.failures] == ["max_cost_usd"]
     reason = report.failures[0][1]
     assert f"${high:,.2f}" in reason and "$100.00" in reason
@@ -153,11 +154,11 @@ def test_budget_failure_names_both_figures():
 
 def test_budget_above_the_upper_bound_passes():
     high = seed_estimate().cost_usd.high
-    report = spec.check_inputs(with_change("max_cost_usd", high + 1))
+    report = checks.check_inputs(with_change("max_cost_usd", high + 1))
     assert report.failures == [] and report.estimate is not None
 
 
 def test_budget_with_unknown_count_is_checked_later():
     inputs = with_change("max_cost_usd", 1)
-    inputs["training_example_count"] = spec.UNKNOWN
-    assert spec.check_inputs(inputs).failures == []
+    inputs["training_example_count"] = wire.UNKNOWN
+    assert checks.check_inputs(inputs).failures == []

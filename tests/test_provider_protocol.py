@@ -21,14 +21,14 @@ from pulumi.runtime.proto import provider_pb2
 
 import servers
 from jobs import FAST, inputs, write_dataset
-from providers import spec
+from providers.job import wire
 from providers.tuning_job import RlftTuningJob, RlftTuningJobProvider
 from providers.vertex import ENDPOINT_ENV
 from pulumi_host import dynamic_host
 
 
 def test_the_unknown_sentinel_is_pulumis() -> None:
-    assert spec.UNKNOWN == rpc.UNKNOWN
+    assert wire.UNKNOWN == rpc.UNKNOWN
 
 
 def test_the_serialized_provider_holds_only_numbers() -> None:
@@ -146,6 +146,6 @@ def test_the_resource_registers_its_inputs_and_a_serialized_provider() -> None:
 
 
 def test_unknown_objects_from_the_host_count_as_unknown() -> None:
-    assert spec.is_unknown(pulumi.output.Unknown())
-    assert spec.contains_unknown({"rewards": [{"cloud_run": {"uri": pulumi.output.Unknown()}}]})
-    assert not spec.is_unknown("gs://bucket/train.jsonl")
+    assert wire.is_unknown(pulumi.output.Unknown())
+    assert wire.contains_unknown({"rewards": [{"cloud_run": {"uri": pulumi.output.Unknown()}}]})
+    assert not wire.is_unknown("gs://bucket/train.jsonl")

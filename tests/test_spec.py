@@ -8,8 +8,11 @@ from typing import Any
 import pytest
 
 from discovery import ShapeError, validate
-from providers import spec
-from providers.spec import UNKNOWN, check_inputs
+from providers import vertex
+from providers.job import bodies, diff, estimate, verdict, wire
+from providers.job.checks import check_inputs
+from providers.job.normalize import normalize
+from providers.job.wire import UNKNOWN
 
 PROMPT = "Rate the poem {{response}} for {{prompt}}. Answer inside <answer></answer>."
 
@@ -383,7 +386,7 @@ def test_floats_become_ints_and_ints_floats():
     inputs["training_example_count"] = 843.0
     inputs["rewards"][1]["autorater"]["sampling_count"] = 4.0
     inputs["rewards"][0]["weight"] = 1
-    n = spec.normalize(inputs)
+    n = normalize(inputs)
     assert n["hyper_parameters"]["batch_size"] == 32 and type(n["hyper_parameters"]["batch_size"]) is int
     assert type(n["hyper_parameters"]["epoch_count"]) is int
     assert type(n["training_example_count"]) is int
@@ -391,7 +394,7 @@ def test_floats_become_ints_and_ints_floats():
     assert type(n["hyper_parameters"]["learning_rate_multiplier"]) is float
     assert type(n["rewards"][0]["weight"]) is float
     assert check_inputs(inputs).failures == []
-    body = spec.build_tuning_job(inputs)
+    body = bodies.build_tuning_job(inputs)
     assert body["reinforcementTuningSpec"]["hyperParameters"]["epochCount"] == "6"
     assert body["reinforcementTuningSpec"]["hyperParameters"]["batchSize"] == 32
     validate("TuningJob", body)
@@ -402,25 +405,25 @@ def test_none_means_not_set():
     inputs["hyper_parameters"]["step_count"] = None  # not "both epoch_count and step_count"
     inputs.update(description=None, pre_tuned_model=None, labels=None, location=None)
     assert check_inputs(inputs).failures == []
-    assert spec.normalize(inputs)["location"] == "us-central1"
-    assert spec.build_tuning_job(inputs) == spec.build_tuning_job(base_inputs())
+    assert normalize(inputs)["location"] == "us-central1"
+    assert bodies.build_tuning_job(inputs) == bodies.build_tuning_job(base_inputs())
 
 
 def test_normalize_applies_defaults_and_does_not_mutate():
     inputs = base_inputs()
     inputs.pop("location")
     before = copy.deepcopy(inputs)
-    n = spec.normalize(inputs)
+    n = normalize(inputs)
     assert (n["location"], n["wait"], n["cleanup"]) == ("us-central1", "none", "all")
     assert inputs == before
-    assert spec.normalize(n) == n
+    assert normalize(n) == n
 
 
 def test_float_and_int_give_the_same_spec_hash():
     a = base_inputs()
     b = base_inputs()
     b["hyper_parameters"].update(batch_size=32.0, learning_rate_multiplier=1)
-    assert spec.build_tuning_job(a)["labels"] == spec.build_tuning_job(b)["labels"]
+    assert bodies.build_tuning_job(a)["labels"] == bodies.build_tuning_job(b)["labels"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -428,7 +431,7 @@ def test_float_and_int_give_the_same_spec_hash():
 
 
 def test_diff_no_change_on_float_vs_int_and_outputs_ignored():
-    olds = spec.normalize(base_inputs())
+    olds = normalize(base_inputs())
     olds.update(
         name="projects/p/locations/us-central1/tuningJobs/1", state="JOB_STATE_RUNNING", __provider="x"
     )
@@ -436,15 +439,23 @@ def test_diff_no_change_on_float_vs_int_and_outputs_ignored():
     news = base_inputs()
     news["hyper_parameters"]["batch_size"] = 32.0
     news.pop("location")  # default equals the old explicit value
-    assert spec.diff_decision(olds, news) == ([], [])
+    assert diff.diff_decision(olds, news) == ([], [])
 
 
-@pytest.mark.parametrize("key", ["wait", "wait_timeout_seconds", "cleanup", "max_cost_usd"])
-def test_diff_provider_settings_update_in_place(key: str):
-    value = {"wait": "succeeded", "wait_timeout_seconds": 600, "cleanup": "cancel", "max_cost_usd": 100.0}[
-        key
-    ]
-    changed, replace = spec.diff_decision(base_inputs(), with_change(key, value))
+IN_PLACE_CHANGES = {
+    "wait": "succeeded",
+    "wait_timeout_seconds": 600,
+    "cleanup": "cancel",
+    "max_cost_usd": 100.0,
+    "labels": {"team": "poetry"},
+    "validation_example.sample_response.parts": [{"text": "another poem"}],
+}
+
+
+@pytest.mark.parametrize("path", sorted(IN_PLACE_CHANGES))
+def test_diff_inputs_that_do_not_shape_the_job_update_in_place(path: str):
+    key = path.split(".")[0]
+    changed, replace = diff.diff_decision(base_inputs(), with_change(path, IN_PLACE_CHANGES[path]))
     assert changed == [key] and replace == []
 
 
@@ -454,26 +465,27 @@ def test_diff_provider_settings_update_in_place(key: str):
         ("hyper_parameters.epoch_count", 5, "hyper_parameters"),
         ("rewards[0].cloud_run.uri", "https://other.run.app", "rewards"),
         ("base_model", "gemini-2.5-flash", "base_model"),
-        ("labels", {"team": "poetry"}, "labels"),
         ("description", "new", "description"),
+        ("hyper_parameters.learning_rate_multiplier", 2, "hyper_parameters"),
+        ("training_dataset_uri", "gs://other/train.jsonl", "training_dataset_uri"),
     ],
 )
 def test_diff_job_shaping_keys_replace(path: str, value: Any, key: str):
-    changed, replace = spec.diff_decision(base_inputs(), with_change(path, value))
+    changed, replace = diff.diff_decision(base_inputs(), with_change(path, value))
     assert changed == [key] and replace == [key]
 
 
 def test_diff_unknown_new_value_counts_as_change():
-    changed, replace = spec.diff_decision(base_inputs(), with_change("rewards[0].cloud_run.uri", UNKNOWN))
+    changed, replace = diff.diff_decision(base_inputs(), with_change("rewards[0].cloud_run.uri", UNKNOWN))
     assert changed == ["rewards"] and replace == ["rewards"]
-    changed, replace = spec.diff_decision(base_inputs(), with_change("training_dataset_uri", UNKNOWN))
+    changed, replace = diff.diff_decision(base_inputs(), with_change("training_dataset_uri", UNKNOWN))
     assert replace == ["training_dataset_uri"]
 
 
 def test_diff_mixed_changes():
     news = with_change("cleanup", "cancel")
     news["location"] = "europe-west4"
-    assert spec.diff_decision(base_inputs(), news) == (["cleanup", "location"], ["location"])
+    assert diff.diff_decision(base_inputs(), news) == (["cleanup", "location"], ["location"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -482,15 +494,15 @@ def test_diff_mixed_changes():
 
 def test_expand_model():
     full = "projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro"
-    assert spec.expand_model("gemini-2.5-pro", "p", "us-central1") == full
-    assert spec.expand_model("publishers/google/models/gemini-2.5-pro", "p", "us-central1") == full
-    assert spec.expand_model(full, "q", "europe-west4") == full
+    assert bodies.expand_model("gemini-2.5-pro", "p", "us-central1") == full
+    assert bodies.expand_model("publishers/google/models/gemini-2.5-pro", "p", "us-central1") == full
+    assert bodies.expand_model(full, "q", "europe-west4") == full
     endpoint = "projects/p/locations/us-central1/endpoints/7"
-    assert spec.expand_model(endpoint, "p", "us-central1") == endpoint
+    assert bodies.expand_model(endpoint, "p", "us-central1") == endpoint
 
 
 def test_tuning_job_body_for_the_seed_run():
-    body = spec.build_tuning_job(base_inputs())
+    body = bodies.build_tuning_job(base_inputs())
     validate("TuningJob", body)
     assert body["baseModel"] == "gemini-3.5-flash"
     rt = body["reinforcementTuningSpec"]
@@ -519,19 +531,19 @@ def test_tuning_job_body_for_the_seed_run():
         "samplingCount": 4,
     }
     assert judge["parsedResponseConversionScorer"] == {}
-    assert body["labels"] == {"tunifolk-spec": spec.spec_hash(body)}
+    assert body["labels"] == {"tunifolk-spec": bodies.spec_hash(body)}
     assert "preTunedModel" not in body
 
 
 def test_spec_hash_is_stable_and_ignores_labels():
-    body = spec.build_tuning_job(base_inputs())
+    body = bodies.build_tuning_job(base_inputs())
     h = body["labels"]["tunifolk-spec"]
     assert len(h) == 16 and int(h, 16) >= 0
-    other = spec.build_tuning_job(with_change("labels", {"team": "poetry"}))
+    other = bodies.build_tuning_job(with_change("labels", {"team": "poetry"}))
     assert other["labels"] == {"team": "poetry", "tunifolk-spec": h}
-    changed = spec.build_tuning_job(with_change("hyper_parameters.epoch_count", 5))
+    changed = bodies.build_tuning_job(with_change("hyper_parameters.epoch_count", 5))
     assert changed["labels"]["tunifolk-spec"] != h
-    assert spec.spec_hash({"b": 1, "a": [1, 2]}) == spec.spec_hash(
+    assert bodies.spec_hash({"b": 1, "a": [1, 2]}) == bodies.spec_hash(
         {"a": [1, 2], "b": 1, "labels": {"x": "y"}}
     )
 
@@ -540,7 +552,7 @@ def test_optional_job_fields_and_step_count():
     inputs = with_change("hyper_parameters.epoch_count", None)
     inputs["hyper_parameters"]["step_count"] = 120.0
     inputs.update(tuned_model_display_name="malzuma-v1", description="RLFT run", service_account="sa@p.iam")
-    body = spec.build_tuning_job(inputs)
+    body = bodies.build_tuning_job(inputs)
     validate("TuningJob", body)
     assert body["reinforcementTuningSpec"]["hyperParameters"]["stepCount"] == "120"
     assert "epochCount" not in body["reinforcementTuningSpec"]["hyperParameters"]
@@ -558,7 +570,7 @@ def test_tuning_job_with_pre_tuned_model_is_a_sibling_without_base_model():
         "checkpoint_id": 3.0,
     }
     assert failure_paths(inputs) == []
-    body = spec.build_tuning_job(inputs)
+    body = bodies.build_tuning_job(inputs)
     validate("TuningJob", body)
     assert "baseModel" not in body
     assert body["preTunedModel"] == {
@@ -605,9 +617,9 @@ def test_single_reward_bodies_for_each_scorer(kind: str):
     inputs = base_inputs()
     inputs["rewards"] = [{"name": "only", "parse": {"type": "identity"}, **copy.deepcopy(SCORERS[kind])}]
     assert failure_paths(inputs) == []
-    body = spec.build_tuning_job(inputs)
+    body = bodies.build_tuning_job(inputs)
     validate("TuningJob", body)
-    request = spec.build_validate_request(inputs)
+    request = bodies.build_validate_request(inputs)
     validate("ValidateReinforcementTuningRewardRequest", request)
     single = body["reinforcementTuningSpec"]["singleRewardConfig"]
     assert "compositeRewardConfig" not in body["reinforcementTuningSpec"]
@@ -629,11 +641,11 @@ def test_scorer_body_details():
     ]
     configs = [
         w["rewardConfig"]
-        for w in spec.reward_config(inputs)["compositeRewardConfig"]["weightedRewardConfigs"]
+        for w in bodies.reward_config(inputs)["compositeRewardConfig"]["weightedRewardConfigs"]
     ]
     validate(
         "ValidateReinforcementTuningRewardRequest",
-        {"compositeRewardConfig": spec.reward_config(inputs)["compositeRewardConfig"]},
+        {"compositeRewardConfig": bodies.reward_config(inputs)["compositeRewardConfig"]},
     )
     conversion, exact = configs[1]["autoraterScorer"], configs[2]["autoraterScorer"]
     assert conversion["autoraterConfig"]["autoraterModel"] == (
@@ -664,18 +676,18 @@ def test_scorer_body_details():
 
 def test_validate_request_composite_matches_the_job():
     inputs = base_inputs()
-    request = spec.build_validate_request(inputs)
+    request = bodies.build_validate_request(inputs)
     validate("ValidateReinforcementTuningRewardRequest", request)
     assert set(request) == {"example", "sampleResponse", "compositeRewardConfig"}
     assert request["example"] == inputs["validation_example"]["example"]
     assert request["sampleResponse"] == inputs["validation_example"]["sample_response"]
-    job = spec.build_tuning_job(inputs)
+    job = bodies.build_tuning_job(inputs)
     assert request["compositeRewardConfig"] == job["reinforcementTuningSpec"]["compositeRewardConfig"]
 
 
 def test_discovery_validation_would_catch_a_wrong_body():
     """Guards the guard: the schema check rejects the shapes we must never send."""
-    body = spec.build_tuning_job(base_inputs())
+    body = bodies.build_tuning_job(base_inputs())
     body["reinforcementTuningSpec"]["hyperParameters"]["epochCount"] = 6
     with pytest.raises(ShapeError):
         validate("TuningJob", body)
@@ -684,17 +696,17 @@ def test_discovery_validation_would_catch_a_wrong_body():
 
 
 def test_console_url():
-    url = spec.console_url("projects/my-project/locations/us-central1/tuningJobs/5782572726988308480")
+    url = vertex.console_url("projects/my-project/locations/us-central1/tuningJobs/5782572726988308480")
     assert url.startswith("https://console.cloud.google.com/vertex-ai/")
     assert "us-central1" in url and "5782572726988308480" in url and url.endswith("?project=my-project")
 
 
 def test_total_steps():
     hp = {"batch_size": 32, "epoch_count": 6}
-    assert spec.total_steps(hp, 843) == 156
-    assert spec.total_steps({"step_count": 120}, None) == 120
-    assert spec.total_steps(hp, None) is None
-    assert spec.total_steps({"epoch_count": 6}, 843) == 156  # batch size defaults to 32
+    assert estimate.total_steps(hp, 843) == 156
+    assert estimate.total_steps({"step_count": 120}, None) == 120
+    assert estimate.total_steps(hp, None) is None
+    assert estimate.total_steps({"epoch_count": 6}, 843) == 156  # batch size defaults to 32
 
 
 # ---------------------------------------------------------------------------------------------
@@ -714,14 +726,14 @@ def good_response() -> dict[str, Any]:
 
 
 def test_good_response_has_no_problem():
-    assert spec.validation_problems(good_response(), NAMES) == []
+    assert verdict.validation_problems(good_response(), NAMES) == []
 
 
 @pytest.mark.parametrize("bad", ["NaN", "Infinity", "-Infinity", 1.5, -1.01, "abc", None, True])
 def test_non_finite_or_out_of_range_reward(bad: Any):
     response = good_response()
     response["rewardInfoDetails"]["poetic_quality"]["reward"] = bad
-    problems = spec.validation_problems(response, NAMES)
+    problems = verdict.validation_problems(response, NAMES)
     assert [p.reward for p in problems] == ["poetic_quality"]
 
 
@@ -729,45 +741,45 @@ def test_non_finite_or_out_of_range_reward(bad: Any):
 def test_edge_rewards_pass(edge: Any):
     response = good_response()
     response["rewardInfoDetails"]["structure"]["reward"] = edge
-    assert spec.validation_problems(response, NAMES) == []
+    assert verdict.validation_problems(response, NAMES) == []
 
 
 def test_missing_reward_name():
     response = good_response()
     del response["rewardInfoDetails"]["poetic_quality"]
-    problems = spec.validation_problems(response, NAMES)
+    problems = verdict.validation_problems(response, NAMES)
     assert [p.reward for p in problems] == ["poetic_quality"] and "missing" in problems[0].message
 
 
 def test_entry_without_reward_is_zero_and_passes():
     response = good_response()
     response["rewardInfoDetails"]["structure"] = {"userRequestedAuxInfo": "{}"}
-    assert spec.validation_problems(response, NAMES) == []
+    assert verdict.validation_problems(response, NAMES) == []
 
 
 def test_top_level_error_status():
     response = good_response()
     response["errorStatus"] = {"code": 7, "message": "Permission denied on the Cloud Run service"}
-    problems = spec.validation_problems(response, NAMES)
+    problems = verdict.validation_problems(response, NAMES)
     assert len(problems) == 1 and problems[0].reward is None
     assert "Permission denied" in problems[0].message
     assert problems[0].code == 7 and problems[0].is_permission_error
 
 
 def test_reward_names():
-    assert spec.reward_names(base_inputs()) == NAMES
+    assert bodies.reward_names(base_inputs()) == NAMES
 
 
 def test_deprecated_error_string():
     response = good_response()
     response["error"] = "something broke"
-    assert [p.message for p in spec.validation_problems(response, NAMES)] == ["something broke"]
+    assert [p.message for p in verdict.validation_problems(response, NAMES)] == ["something broke"]
 
 
 def test_empty_error_status_is_ok():
     response = good_response()
     response["errorStatus"] = {}
-    assert spec.validation_problems(response, NAMES) == []
+    assert verdict.validation_problems(response, NAMES) == []
 
 
 def test_entry_error_status_carries_message_and_aux_info():
@@ -777,7 +789,7 @@ def test_entry_error_status_carries_message_and_aux_info():
         "userRequestedAuxInfo": "judge said nothing",
         "errorStatus": {"code": 3, "message": "Error for reward [poetic_quality]: Missing autorater model"},
     }
-    problems = spec.validation_problems(response, NAMES)
+    problems = verdict.validation_problems(response, NAMES)
     assert {p.reward for p in problems} == {"poetic_quality"}
     assert any("Missing autorater model" in p.message for p in problems)
     assert all(p.aux_info == "judge said nothing" for p in problems)
@@ -786,13 +798,13 @@ def test_entry_error_status_carries_message_and_aux_info():
 
 
 def test_single_config_overall_reward_stands_in():
-    assert spec.validation_problems({"overallReward": 0.4}, ["structure"]) == []
-    assert [p.reward for p in spec.validation_problems({"overallReward": "NaN"}, ["structure"])] == [
+    assert verdict.validation_problems({"overallReward": 0.4}, ["structure"]) == []
+    assert [p.reward for p in verdict.validation_problems({"overallReward": "NaN"}, ["structure"])] == [
         "structure"
     ]
-    assert [p.reward for p in spec.validation_problems({}, ["structure"])] == ["structure"]
+    assert [p.reward for p in verdict.validation_problems({}, ["structure"])] == ["structure"]
     # composite: overallReward never stands in for a missing map
-    assert len(spec.validation_problems({"overallReward": 0.4}, NAMES)) == 2
+    assert len(verdict.validation_problems({"overallReward": 0.4}, NAMES)) == 2
 
 
 def test_reward_named_error_rate_is_no_false_positive():
@@ -802,7 +814,7 @@ def test_reward_named_error_rate_is_no_false_positive():
             "error_rate": {"reward": 0.2, "userRequestedAuxInfo": "error: none; errorStatus: ok"}
         },
     }
-    assert spec.validation_problems(response, ["error_rate"]) == []
+    assert verdict.validation_problems(response, ["error_rate"]) == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -833,7 +845,7 @@ def test_check_never_raises_and_passing_inputs_build_valid_bodies(path: str):
             inputs = base_inputs()
             _set_none(inputs, path)
         report = check_inputs(inputs)  # must not raise
-        if report.failures or spec.contains_unknown(report.inputs):
+        if report.failures or wire.contains_unknown(report.inputs):
             continue
-        validate("TuningJob", spec.build_tuning_job(inputs))
-        validate("ValidateReinforcementTuningRewardRequest", spec.build_validate_request(inputs))
+        validate("TuningJob", bodies.build_tuning_job(inputs))
+        validate("ValidateReinforcementTuningRewardRequest", bodies.build_validate_request(inputs))

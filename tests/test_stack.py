@@ -316,6 +316,6 @@ def test_a_missing_key_is_named_with_its_fix() -> None:
 def test_continuous_tuning_needs_no_base_model() -> None:
     config = {k: v for k, v in stack_config("dev").items() if k != "tunifolk:baseModel"}
     pre = {"tunedModelName": "projects/p/locations/us-central1/models/42", "checkpointId": "3"}
-    inputs = parsed({**config, "tunifolk:preTunedModel": json.dumps(pre)}).job_inputs()
+    inputs = parsed({**config, "tunifolk:preTunedModel": json.dumps(pre)}).job
     assert "base_model" not in inputs
     assert inputs["pre_tuned_model"] == {"tuned_model_name": pre["tunedModelName"], "checkpoint_id": "3"}

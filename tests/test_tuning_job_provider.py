@@ -19,7 +19,8 @@ import requests
 import servers
 from discovery import validate
 from jobs import FAST, PROJECT, SEEDED_FAULTS, inputs, write_dataset
-from providers import spec
+from providers.errors import JobFailed, RewardRefused, TunifolkError
+from providers.job import bodies, checks, diff
 from providers.tuning_job import RlftTuningJobProvider
 from providers.vertex import ENDPOINT_ENV
 
@@ -45,7 +46,7 @@ def gone(emulator: str, name: str) -> bool:
 
 
 def checked(props: dict[str, Any]) -> dict[str, Any]:
-    report = spec.check_inputs(props)
+    report = checks.check_inputs(props)
     assert report.failures == []
     return report.inputs
 
@@ -55,8 +56,8 @@ def test_lifecycle_create_read_delete(gcs: Path, scorer_uri: str, monkeypatch) -
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         provider = RlftTuningJobProvider(**FAST)
         props = checked(inputs(scorer_uri))
-        validate("TuningJob", spec.build_tuning_job(props))
-        validate("ValidateReinforcementTuningRewardRequest", spec.build_validate_request(props))
+        validate("TuningJob", bodies.build_tuning_job(props))
+        validate("ValidateReinforcementTuningRewardRequest", bodies.build_validate_request(props))
 
         created = provider.create(props)
         outs = created.outs
@@ -158,7 +159,7 @@ def test_a_failing_reward_stops_create_before_any_job(gcs: Path, fixed_reward, m
     with start_emulator(gcs, "--backoff-scale", "0.001") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         provider = RlftTuningJobProvider(**FAST, permission_retry_seconds=0)
-        with pytest.raises(ValueError, match="reward validation failed") as info:
+        with pytest.raises(RewardRefused, match="reward validation failed") as info:
             provider.create(checked(inputs(uri)))
         assert "structure" in str(info.value)
         assert jobs_in(emu) == []
@@ -169,7 +170,7 @@ def test_a_missing_reward_stops_create(gcs: Path, fixed_reward, monkeypatch) -> 
     answer["body"] = {"score": 1.0}  # not the contract: no `reward`
     with start_emulator(gcs) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
-        with pytest.raises(ValueError, match="structure"):
+        with pytest.raises(RewardRefused, match="structure"):
             RlftTuningJobProvider(**FAST, permission_retry_seconds=0).create(checked(inputs(uri)))
         assert jobs_in(emu) == []
 
@@ -204,7 +205,7 @@ def test_an_unavailable_judge_is_named_with_the_ones_that_answer(
     props["rewards"][1]["autorater"]["model"] = "gemini-3-pro-preview"
     with start_emulator(gcs) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
-        with pytest.raises(ValueError) as info:
+        with pytest.raises(TunifolkError) as info:
             RlftTuningJobProvider(**FAST).create(checked(props))
         message = str(info.value)
         assert "gemini-3-pro-preview" in message and "us-central1" in message
@@ -219,7 +220,7 @@ def test_wait_none_returns_at_once_and_update_waits_in_place(gcs: Path, scorer_u
         olds = provider.create(checked(inputs(scorer_uri, wait="none")))
         assert olds.outs["state"] in ("JOB_STATE_PENDING", "JOB_STATE_QUEUED", "JOB_STATE_RUNNING")
         news = checked(inputs(scorer_uri, wait="succeeded"))
-        changed, replaces = spec.diff_decision(olds.outs, news)
+        changed, replaces = diff.diff_decision(olds.outs, news)
         assert changed == ["wait"] and replaces == []
         updated = provider.update(olds.id, olds.outs, news)
         assert updated.outs["state"] == "JOB_STATE_SUCCEEDED" and len(jobs_in(emu)) == 1
@@ -228,7 +229,7 @@ def test_wait_none_returns_at_once_and_update_waits_in_place(gcs: Path, scorer_u
 def test_a_job_that_fails_while_waited_for_fails_create(gcs: Path, scorer_uri: str, monkeypatch) -> None:
     with start_emulator(gcs, "--fail-at-step", "2") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
-        with pytest.raises(Exception, match="JOB_STATE_FAILED"):
+        with pytest.raises(JobFailed, match="JOB_STATE_FAILED"):
             RlftTuningJobProvider(**FAST).create(checked(inputs(scorer_uri)))
         assert jobs_in(emu)[0]["state"] == "JOB_STATE_FAILED"
 
@@ -261,7 +262,7 @@ def test_continuous_tuning_from_another_jobs_tuned_model(gcs: Path, scorer_uri: 
             scorer_uri, pre_tuned_model={"tuned_model_name": first.outs["tuned_model"].split("@")[0]}
         )
         follow.pop("base_model")
-        body = spec.build_tuning_job(checked(follow))
+        body = bodies.build_tuning_job(checked(follow))
         validate("TuningJob", body)
         assert "preTunedModel" in body and "preTunedModel" not in body["reinforcementTuningSpec"]
         second = provider.create(checked(follow))

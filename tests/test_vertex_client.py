@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import pickle
+import socket
+import struct
 import threading
 import time
 from collections.abc import Iterator
@@ -17,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from providers import vertex
+from providers.errors import UnreachableError
 from providers.vertex import RetryPolicy, VertexClient, VertexError
 
 FAST = RetryPolicy(attempts=5, max_seconds=10, initial=0.01, maximum=0.05)
@@ -216,13 +219,33 @@ def test_client_errors_are_not_retried_and_carry_everything(scripted) -> None:
     assert str(err).startswith("POST /v1beta1/projects/p/locations/us-central1/tuningJobs:validate")
 
 
-def test_connection_errors_are_retried_then_raised() -> None:
-    client = VertexClient(
-        endpoint="http://127.0.0.1:9", retry=RetryPolicy(attempts=3, initial=0.01, maximum=0.01)
-    )
-    with pytest.raises(vertex.requests.ConnectionError):
+def test_dropped_connections_are_retried_then_named_on_one_line() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        threading.Thread(target=_drop_every_connection, args=(server,), daemon=True).start()
+        url = f"http://127.0.0.1:{server.getsockname()[1]}"
+        client = VertexClient(endpoint=url, retry=RetryPolicy(attempts=3, initial=0.01, maximum=0.01))
+        with pytest.raises(UnreachableError, match=rf"cannot reach {url} .*TUNIFOLK_VERTEX_ENDPOINT") as info:
+            client.get_tuning_job(JOB)
+    assert client.calls == 3 and "\n" not in str(info.value)
+
+
+def test_a_refused_local_port_is_not_retried() -> None:
+    """Nothing listens: the answer comes at once instead of after the retry budget."""
+    client = VertexClient(endpoint="http://127.0.0.1:9", retry=RetryPolicy(attempts=5, initial=1.0))
+    with pytest.raises(UnreachableError, match="connection refused"):
         client.get_tuning_job(JOB)
-    assert client.calls == 3
+    assert client.calls == 1
+
+
+def _drop_every_connection(server: socket.socket) -> None:
+    while True:
+        try:
+            conn, _ = server.accept()
+        except OSError:
+            return
+        conn.recv(65536)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.close()
 
 
 def test_batch_read_sends_at_most_twenty_series_a_call(scripted) -> None:
@@ -250,15 +273,15 @@ def test_every_body_the_client_sends_matches_the_discovery_document(scripted) ->
     """Bodies built by spec.py go out through each client method and are checked as they arrived."""
     from discovery import validate
     from jobs import inputs
-    from providers import spec
+    from providers.job import bodies, checks
 
     url, script = scripted
-    props = spec.check_inputs(inputs("https://scorer-abc.a.run.app")).inputs
+    props = checks.check_inputs(inputs("https://scorer-abc.a.run.app")).inputs
     client = VertexClient(endpoint=url, retry=FAST)
     parent = "projects/p/locations/us-central1"
-    client.create_tuning_job(parent, spec.build_tuning_job(props))
+    client.create_tuning_job(parent, bodies.build_tuning_job(props))
     client.cancel_tuning_job(JOB)
-    client.validate_reward(parent, spec.build_validate_request(props))
+    client.validate_reward(parent, bodies.build_validate_request(props))
     client.judge_available("p", "us-central1", "gemini-2.5-pro")
     client.generate_content(
         "projects/p/locations/us/endpoints/5", {"contents": [{"role": "user", "parts": [{"text": "x"}]}]}

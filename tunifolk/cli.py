@@ -1,250 +1,81 @@
-"""The ``tunifolk`` operator CLI: one top-level parser, one subparser per command group.
+"""The `tunifolk` operator CLI: one top-level parser, one module per command.
 
-Commands live in their own modules. A module joins the CLI by exposing
-``register(subcommands) -> None``, which adds its parser(s) to the top-level subparsers and sets
-``func`` (``func(args) -> int``, the exit code) with ``set_defaults``; list it in ``COMMANDS``.
-Exit codes (architecture.md, interface 7): 0 fine, 1 a problem found, 2 usage (argparse's own).
+Commands live in `tunifolk/commands/<command>.py`; each exposes `register(subcommands)`. Every
+expected failure arrives as a `providers.errors.TunifolkError` and leaves as one line on stderr and
+its exit code: 0 fine, 1 a problem found, 2 usage or configuration. `--debug` shows the traceback.
+Anything else is a bug, and shows its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import json
-import os
 import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
+import traceback
+from collections.abc import Sequence
+from typing import NoReturn
 
-from providers.vertex import VertexError
-from tunifolk import dataset
-from tunifolk.context import PROBLEM, USAGE_ERROR, UsageError
+from providers.errors import USAGE, TunifolkError
+from tunifolk.context import help_for
 
 COMMANDS: tuple[str, ...] = (
-    "tunifolk.runs:register",
-    "tunifolk.report:register",
-    "tunifolk.sample:register",
-    "tunifolk.costs:register",
-    "tunifolk.demo:register",
-    "tunifolk.cli:register_dataset",
+    "validate",
+    "launch",
+    "list",
+    "cancel",
+    "status",
+    "watch",
+    "sample",
+    "estimate",
+    "demo",
+    "dataset",
 )
-"""``module:function`` registrars, in the order their commands appear in ``--help``."""
+"""Modules of `tunifolk.commands`, in the order their commands appear in `--help`."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with a usage error on one line that names the flag and where help is."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The whole CLI's parser, with every registered command."""
-    parser = argparse.ArgumentParser(
+    """The whole CLI's parser, with every registered command (their parsers are `Parser`s too)."""
+    parser = Parser(
         prog="tunifolk",
         description="RLFT of Gemini on Vertex AI for Tunisian folk poetry: the operator CLI.",
-        epilog="Exit codes: 0 fine, 1 a problem found, 2 usage error. "
-        "`python -m tunifolk` is the same program.",
+        epilog="Exit codes: 0 fine, 1 a problem found, 2 usage or configuration. "
+        "`python -m tunifolk` is the same program. TUNIFOLK_VERTEX_ENDPOINT=http://127.0.0.1:PORT "
+        "sends every Vertex call to a local emulator.",
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="show the traceback of any failure (anywhere on the line)"
     )
     subcommands = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for entry in COMMANDS:
-        module, _, name = entry.partition(":")
-        registrar: Callable[[argparse._SubParsersAction], None] = getattr(
-            importlib.import_module(module), name
-        )
-        registrar(subcommands)
-    parser.set_defaults(func=_help_for(parser))
+    for name in COMMANDS:
+        importlib.import_module(f"tunifolk.commands.{name}").register(subcommands)
+    parser.set_defaults(func=help_for(parser))
     return parser
 
 
-def _help_for(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
-    """A command group called without a subcommand prints its help and is a usage error."""
-
-    def show(_: argparse.Namespace) -> int:
-        parser.print_help(sys.stderr)
-        return USAGE_ERROR
-
-    return show
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` (default ``sys.argv[1:]``) and run the command; returns the exit code.
-
-    A usage problem (a missing flag, an unknown stack) exits 2 naming the flag; a failed Vertex call
-    exits 1 with Google's message on one line — never a traceback for an expected failure."""
+    """Parse `argv` (default `sys.argv[1:]`) and run the command; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv  # accepted anywhere on the line, not only before the command
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse's own usage errors and --help
+        args = parser.parse_args([a for a in argv if a != "--debug"])
+    except SystemExit as exc:  # argparse's own usage errors (2) and --help (0)
         return int(exc.code or 0)
     try:
         return int(args.func(args))
-    except UsageError as exc:
-        print(f"tunifolk: {exc}", file=sys.stderr)
-        return USAGE_ERROR
-    except VertexError as exc:
-        print(f"tunifolk: {exc}", file=sys.stderr)
-        return PROBLEM
+    except TunifolkError as exc:
+        if debug:
+            traceback.print_exc()
+        first, *rest = str(exc).splitlines() or [type(exc).__name__]
+        print(f"tunifolk: {first}", *rest, sep="\n", file=sys.stderr)
+        return exc.exit_code
     except KeyboardInterrupt:
         print("tunifolk: interrupted", file=sys.stderr)
         return 130
-
-
-# --- tunifolk dataset -----------------------------------------------------------------------------
-
-
-def register_dataset(subcommands: argparse._SubParsersAction) -> None:
-    """``tunifolk dataset build | check``."""
-    group = subcommands.add_parser(
-        "dataset",
-        help="build or check the tuning dataset (JSONL)",
-        description="Build the tuning dataset from the scorer's form catalogue, or check any dataset "
-        "line by line before it is uploaded.",
-    )
-    actions = group.add_subparsers(title="dataset commands", metavar="ACTION")
-    group.set_defaults(func=_help_for(group))
-
-    build = actions.add_parser(
-        "build",
-        help="write train.jsonl and validation.jsonl from the catalogue",
-        description="Write OUT/train.jsonl and OUT/validation.jsonl (contracts.md §5): the scorer's "
-        "catalogue × themes × variations (stanza count, refrain or not, Arabic or Arabizi script, "
-        "instructions in Derja, MSA, French or English). The same seed gives the same bytes; no "
-        "prompt is in both splits.",
-        epilog="Example: python -m tunifolk dataset build --out data --seed 0 "
-        "--sample data/samples/malzuma.txt",
-    )
-    build.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory (created)")
-    build.add_argument(
-        "--seed", type=int, default=dataset.DEFAULT_SEED, help=f"random seed (default {dataset.DEFAULT_SEED})"
-    )
-    build.add_argument(
-        "--train",
-        type=_count("--train", dataset.TRAIN_LIMIT, "training"),
-        default=dataset.DEFAULT_TRAIN,
-        metavar="N",
-        help=f"training examples, 1 to {dataset.TRAIN_LIMIT:,} (default {dataset.DEFAULT_TRAIN}: "
-        "the seed's run, 843 // 32 × 6 = 156 steps)",
-    )
-    build.add_argument(
-        "--validation",
-        type=_count("--validation", dataset.VALIDATION_LIMIT, "validation"),
-        default=dataset.DEFAULT_VALIDATION,
-        metavar="N",
-        help=f"validation examples, 1 to {dataset.VALIDATION_LIMIT} (default {dataset.DEFAULT_VALIDATION})",
-    )
-    build.add_argument(
-        "--sample",
-        type=Path,
-        metavar="POEM",
-        help="a correct sample poem, data/samples/<form>.txt: also write OUT/validation_example.json "
-        "pairing it with the validation line of that form it scores best against",
-    )
-    build.set_defaults(func=_build)
-
-    check = actions.add_parser(
-        "check",
-        help="check JSONL dataset files line by line",
-        description="Check every line: valid JSON, the ReinforcementTuningExample shape, references "
-        "string → string with the keys of contracts.md §5 and a known form, a non-empty user turn, "
-        "the size limits. Prints FILE:LINE: problem for each, then summary statistics; exit 1 if any "
-        "problem.",
-    )
-    check.add_argument("files", nargs="+", type=Path, metavar="FILE", help="JSONL files")
-    check.add_argument(
-        "--split",
-        choices=("auto", "train", "validation"),
-        default="auto",
-        help="which example limit applies (train 5,000, validation 500); auto: validation when the file "
-        "name starts with 'val' or contains 'valid', '_val' or '-val', else train",
-    )
-    check.set_defaults(func=_check)
-
-
-def _count(flag: str, limit: int, split: str) -> Callable[[str], int]:
-    """An argparse type: a whole number from 1 to the service's ``limit`` (else a usage error)."""
-
-    def parse(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if not 1 <= n <= limit:
-            raise argparse.ArgumentTypeError(f"{n} is outside 1 to {limit:,}, the service's {split} limit")
-        return n
-
-    parse.__name__ = flag
-    return parse
-
-
-def _build(args: argparse.Namespace) -> int:
-    built = dataset.build(args.seed, args.train, args.validation)
-    poem = form = None
-    if args.sample is not None:
-        form = args.sample.stem
-        if form not in dataset.FORMS:
-            print(
-                f"tunifolk dataset build: --sample {args.sample}: the file name must be <form>.txt "
-                f"with a form id of the catalogue ({', '.join(dataset.FORMS)})",
-                file=sys.stderr,
-            )
-            return USAGE_ERROR
-        try:
-            poem = args.sample.read_text(encoding="utf-8")
-        except OSError as e:
-            print(f"tunifolk dataset build: cannot read {args.sample}: {e.strerror}", file=sys.stderr)
-            return USAGE_ERROR
-    args.out.mkdir(parents=True, exist_ok=True)
-    for name, lines in (("train.jsonl", built.train), ("validation.jsonl", built.validation)):
-        path = args.out / name
-        _write(path, dataset.jsonl(lines))
-        with path.open("rb") as handle:
-            report = dataset.check_stream(handle, dataset.split_of(name), path.stat().st_size)
-        print("\n".join(dataset.format_stats(str(path), report.stats)))
-    if poem is not None and form is not None:
-        chosen, reward = dataset.pick_validation_example(built.validation, form, poem)
-        where = built.validation.index(chosen) + 1
-        print(
-            f"validation example: {args.out / 'validation.jsonl'}:{where} "
-            f"({chosen.form}, {chosen.stanzas} stanzas, refrain {chosen.refrain}, {chosen.script}) "
-            f"with {args.sample}: reward {reward:.3f}"
-        )
-        if reward < 0.5:
-            print(
-                f"tunifolk dataset build: {args.sample} scores only {reward:.3f}; not written",
-                file=sys.stderr,
-            )
-            return PROBLEM
-        body = json.dumps(dataset.validation_example(chosen, poem), ensure_ascii=False, indent=2) + "\n"
-        _write(args.out / "validation_example.json", body.encode("utf-8"))
-    return 0
-
-
-def _write(path: Path, data: bytes) -> None:
-    """Write through a temporary file and rename, so a reader never sees half a dataset."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-
-
-def _check(args: argparse.Namespace) -> int:
-    reports: dict[str, dataset.FileReport] = {}
-    for path in args.files:
-        split = dataset.split_of(path.name) if args.split == "auto" else args.split
-        try:
-            with path.open("rb") as handle:
-                reports[str(path)] = dataset.check_stream(handle, split, path.stat().st_size)
-        except OSError as e:
-            print(f"tunifolk dataset check: cannot read {path}: {e.strerror}", file=sys.stderr)
-            return USAGE_ERROR
-    total = 0
-    for name, report in reports.items():
-        for line, message in report.problems:
-            print(f"{name}:{line}: {message}" if line is not None else f"{name}: {message}")
-            total += 1
-    for name, report in reports.items():
-        print("\n".join(dataset.format_stats(name, report.stats)))
-    if len(reports) > 1:
-        shared = dataset.shared_prompts(reports)
-        detail = ", ".join(f"{a}:{la} = {b}:{lb}" for a, la, b, lb in shared[:5])
-        print(f"prompts shared between files: {len(shared)}" + (f" ({detail}…)" if shared else ""))
-    if total:
-        print(
-            f"{total} problem{'s' * (total != 1)} in {sum(1 for r in reports.values() if r.problems)} file(s)"
-        )
-        return PROBLEM
-    print(f"ok: {sum(r.stats.examples for r in reports.values())} examples in {len(reports)} file(s)")
-    return 0

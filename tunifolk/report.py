@@ -1,4 +1,4 @@
-"""`tunifolk status | watch`: one report on a run, and a progress bar until it ends.
+"""The report on a run that `tunifolk status` prints and `tunifolk demo` writes.
 
 GetTuningJob says almost nothing about progress, so the report is built from the job *and* its
 metric series: the live step (last logged step + 1 while running), the curves that matter as
@@ -8,50 +8,21 @@ sparklines, the health verdicts with their numbers, and the checkpoints with the
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from providers import health
 from providers import metrics as job_metrics
 from providers import operations as ops
-from providers.vertex import TERMINAL_STATES
+from providers.job.limits import FAILED_STATES
 from tunifolk import context
-from tunifolk.context import PROBLEM
 
 BARS = "▁▂▃▄▅▆▇█"
-ENDED_BADLY = frozenset({"JOB_STATE_FAILED", "JOB_STATE_CANCELLED", "JOB_STATE_EXPIRED"})
-
-
-def register(subcommands: argparse._SubParsersAction) -> None:
-    p = subcommands.add_parser(
-        "status",
-        help="one report: state, step/total, curves, health verdicts, checkpoints",
-        description="Read the job and every metric series; print the state, the live step, the curves "
-        "that matter as sparklines, health verdicts with the numbers behind them, and the checkpoints "
-        "with their eval reward. Exit 1 when the job failed or a verdict fails.",
-    )
-    context.add_job_options(p)
-    p.add_argument("--plot", type=Path, metavar="FILE.png", help="also draw the curves to a PNG")
-    p.add_argument("--json", action="store_true", help="print the report as JSON instead")
-    p.add_argument("--markdown", type=Path, metavar="FILE.md", help="also write the report as Markdown")
-    p.set_defaults(func=status)
-
-    p = subcommands.add_parser(
-        "watch",
-        help="poll until the job ends, with a progress bar (exit 1 if it failed or was cancelled)",
-    )
-    context.add_job_options(p)
-    p.add_argument("--interval", type=float, default=30.0, help="seconds between polls (default 30)")
-    p.add_argument("--timeout", type=float, default=0.0, help="give up after this many seconds (0: never)")
-    p.set_defaults(func=watch)
 
 
 # --------------------------------------------------------------------------- the report (pure)
@@ -86,7 +57,7 @@ class Report:
 
     @property
     def unhealthy(self) -> bool:
-        return self.state in ENDED_BADLY or health.unhealthy(self.verdicts)
+        return self.state in FAILED_STATES or health.unhealthy(self.verdicts)
 
 
 def build_report(job: dict[str, Any], metrics: job_metrics.Metrics | None, calls: int = 0) -> Report:
@@ -243,85 +214,8 @@ def plot(report: Report, path: Path) -> None:
     plt.close(fig)
 
 
-# --------------------------------------------------------------------------- commands
-
-
 def read_report(name: str) -> Report:
     with context.client() as client:
         job = client.get_tuning_job(name)
         metrics = ops.try_metrics(client, job)
         return build_report(job, metrics, client.calls)
-
-
-def status(args: argparse.Namespace) -> int:
-    report = read_report(context.job_name(args))
-    out = context.console()
-    if args.json:
-        print(render_json(report))
-    else:
-        for part in render_terminal(report):
-            out.print(part)
-        out.print(f"read with {report.http_calls} HTTP calls")
-    if args.plot:
-        plot(report, args.plot)
-        if not args.json:
-            out.print(f"curves drawn to {args.plot}")
-    if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(render_markdown(report), encoding="utf-8")
-    return PROBLEM if report.unhealthy else 0
-
-
-def watch(args: argparse.Namespace) -> int:
-    name = context.job_name(args)
-    out = context.console()
-    deadline = time.monotonic() + args.timeout if args.timeout else None
-    columns = (
-        TextColumn("[bold]{task.fields[state]}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta {task.fields[eta]}"),
-        TextColumn("{task.fields[rewards]}"),
-    )
-    with context.client() as client, Progress(*columns, console=out, transient=False) as bar:
-        task = bar.add_task("run", total=None, state="…", eta="?", rewards="")
-        started, first_step = time.monotonic(), None
-        while True:
-            job = client.get_tuning_job(name)
-            metrics = ops.try_metrics(client, job)
-            total, step = ops.total_steps({}, job), job_metrics.completed_steps(job, metrics)
-            first_step = step if first_step is None else first_step
-            rate = (step - first_step) / max(time.monotonic() - started, 1e-9)
-            eta = f"{(total - step) / rate:.0f}s" if total and rate > 0 else "?"
-            bar.update(
-                task,
-                total=total,
-                completed=step,
-                state=job.get("state", "?"),
-                eta=eta,
-                rewards=_latest_rewards(metrics),
-            )
-            if job.get("state") in TERMINAL_STATES:
-                break
-            if deadline is not None and time.monotonic() > deadline:
-                out.print(f"stopped watching after {args.timeout:.0f}s; {name} is {job.get('state')}")
-                return 0
-            time.sleep(args.interval)
-    out.print(f"{name} ended {job.get('state')}")
-    if job.get("state") in ENDED_BADLY:
-        error = (job.get("error") or {}).get("message")
-        out.print(f"[red]{error or 'no error message'}[/]")
-        return PROBLEM
-    return 0
-
-
-def _latest_rewards(metrics: job_metrics.Metrics | None) -> str:
-    if metrics is None:
-        return ""
-    parts = []
-    for name in ["/train_mean_reward", *(f"{r}/train_mean_reward" for r in metrics.reward_names())]:
-        value = metrics.latest(name)
-        if value is not None and math.isfinite(value):
-            parts.append(f"{name.split('/')[0] or 'reward'} {value:+.2f}")
-    return " · ".join(parts)

@@ -1,8 +1,9 @@
 """`tunifolk estimate`: what a run will cost, before it costs anything.
 
-The figures come from `providers/estimate.py`, the same estimate the Pulumi provider's `check`
-compares with `max_cost_usd`. Token counts follow an expected length per sample (by thinking level,
-overridable), never the `max_output_tokens` cap: a generation that stops at 800 tokens costs 800.
+The figures come from `providers/job/estimate.py`, the same estimate the Pulumi provider's `check`
+compares with `max_cost_usd`, over inputs from the same builder `pulumi up` uses. Token counts
+follow an expected length per sample (by thinking level, overridable), never the
+`max_output_tokens` cap: a generation that stops at 800 tokens costs 800.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from typing import Any
 
 from rich.table import Table
 
-from providers import estimate as est
-from providers import spec
+from providers.job import estimate as est
+from providers.job.bodies import build_tuning_job
+from providers.job.fields import HYPER_PARAMETERS, SPEC_LABEL
+from providers.job.normalize import normalize
 from tunifolk import context
-from tunifolk.context import ROOT, UsageError
+from tunifolk.context import UsageError
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -28,29 +31,35 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         "trained tokens, scorer and judge calls, a cost range from a dated price table, and the tuned "
         "model's inference price (1.5x the base model's).",
     )
-    context.add_stack_options(p)
+    context.add_run_options(p)
     p.add_argument(
-        "--examples", type=int, help="training examples (default: lines in the stack's train file)"
+        "--examples",
+        type=context.count("--examples"),
+        help="training examples (default: lines in the stack's train file)",
     )
-    p.add_argument("--batch-size", type=int)
-    p.add_argument("--samples-per-prompt", type=int)
-    p.add_argument("--epochs", type=int, help="epoch count (replaces a step count)")
-    p.add_argument("--steps", type=int, help="step count (replaces an epoch count)")
-    p.add_argument("--thinking-level", choices=("MINIMAL", "LOW", "MEDIUM", "HIGH"))
+    p.add_argument("--batch-size", type=context.count("--batch-size"))
+    p.add_argument("--samples-per-prompt", type=context.count("--samples-per-prompt"))
+    p.add_argument("--epochs", type=context.count("--epochs"), help="epoch count (replaces a step count)")
+    p.add_argument("--steps", type=context.count("--steps"), help="step count (replaces an epoch count)")
     p.add_argument(
-        "--expected-length", type=int, help="expected tokens per sampled response, thinking included"
+        "--thinking-level", choices=next(f.choices for f in HYPER_PARAMETERS if f.name == "thinking_level")
+    )
+    p.add_argument(
+        "--expected-length",
+        type=context.count("--expected-length"),
+        help="expected tokens per sampled response, thinking included",
     )
     p.add_argument("--json", action="store_true", help="print the estimate as JSON")
     p.set_defaults(func=run)
 
 
-def inputs_for(args: argparse.Namespace) -> dict[str, Any]:
-    """The stack's job inputs as far as an estimate needs them, with the flags applied."""
-    cfg = context.stack_config(args)
-    hp = dict(cfg.hyper_parameters)
-    for flag, key in (("batch_size", "batch_size"), ("samples_per_prompt", "samples_per_prompt")):
+def inputs_for(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
+    """The stack's job inputs, from the builder `pulumi up` uses, with the flags applied, and the
+    `tunifolk-spec` label the run will carry when every deployed value (URIs) is known."""
+    hp = dict(context.stack_config(args).job["hyper_parameters"])
+    for flag in ("batch_size", "samples_per_prompt"):
         if getattr(args, flag) is not None:
-            hp[key] = getattr(args, flag)
+            hp[flag] = getattr(args, flag)
     if args.epochs is not None:
         hp.pop("step_count", None)
         hp["epoch_count"] = args.epochs
@@ -59,15 +68,14 @@ def inputs_for(args: argparse.Namespace) -> dict[str, Any]:
         hp["step_count"] = args.steps
     if args.thinking_level:
         hp["thinking_level"] = args.thinking_level
-    examples = args.examples if args.examples is not None else context.count_lines(ROOT / cfg.dataset.train)
-    return spec.normalize(
-        {
-            **cfg.job_inputs(),
-            "rewards": cfg.rewards,
-            "hyper_parameters": hp,
-            "training_example_count": examples,
-        }
-    )
+    try:
+        inputs = context.job_inputs(args, hyper_parameters=hp, example_count=args.examples)
+    except UsageError:  # nothing deployed yet: an estimate needs no URI, only the label does
+        inputs = context.job_inputs(
+            args, hyper_parameters=hp, example_count=args.examples, require_deployed=False
+        )
+        return normalize(inputs), None
+    return normalize(inputs), build_tuning_job(inputs)["labels"][SPEC_LABEL]
 
 
 def _range(r: est.Range, money: bool = False) -> str:
@@ -77,7 +85,7 @@ def _range(r: est.Range, money: bool = False) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    inputs = inputs_for(args)
+    inputs, label = inputs_for(args)
     assumptions = est.default_assumptions(inputs)
     if args.expected_length:
         assumptions = dataclasses.replace(assumptions, expected_length=args.expected_length)
@@ -87,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     base = inputs.get("base_model") or "gemini-3.5-flash"
     tuned = est.tuned_inference_price(base)
     if args.json:
-        print(json.dumps({**result.as_dict(), "tuned_inference_per_m": dataclasses.asdict(tuned)}, indent=2))
+        extra = {"tuned_inference_per_m": dataclasses.asdict(tuned), "spec_hash": label}
+        print(json.dumps({**result.as_dict(), **extra}, indent=2))
         return 0
     table = Table(title=f"estimate for stack {args.stack} ({base})", show_header=False)
     table.add_column("what", no_wrap=True)
@@ -113,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
             f"${tuned.input_per_m:.2f} in / ${tuned.output_per_m:.2f} out per 1M tokens",
         ),
         ("prices", f"{result.prices_source} (as of {result.prices_as_of})"),
+        (f"{SPEC_LABEL} label", label or "(needs --scorer-uri, --train-uri, --validation-uri)"),
     ]
     for what, value in rows:
         table.add_row(what, value)

@@ -1,11 +1,11 @@
 """What an RLFT run will cost before a token is billed: steps, tokens, scorer and judge calls, USD.
 
-Pure Python (no I/O, no pulumi), shared by the provider's `check` (the `max_cost_usd` budget) and,
-later, `tunifolk estimate`. It reads the *normalised* snake_case inputs of `RlftTuningJob`
-(see `providers.spec.normalize`).
+Pure Python (no I/O, no pulumi), shared by the provider's `check` (the `max_cost_usd` budget) and
+`tunifolk estimate`. It reads the *normalised* snake_case inputs of `RlftTuningJob`
+(`providers.job.normalize`).
 
 Why a range and not a figure: Google has not published a per-token RLFT price, nor said whether
-the sampling phase is billed (reference §12: UNCONFIRMED). The low bound assumes short samples
+the sampling phase is billed (docs/vertex.md, "Prices": UNCONFIRMED). The low bound assumes short samples
 and an unbilled sampling phase; the high bound assumes long samples and a sampling phase billed
 like inference. Token counts come from an *expected* length per sample (which a thinking level
 drives), never from the `max_output_tokens` cap: a generation that stops at 800 tokens costs 800.
@@ -17,11 +17,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-#: Service defaults (reference §4.1) used when a hyperparameter is not set.
-DEFAULT_BATCH_SIZE = 32
-DEFAULT_SAMPLES_PER_PROMPT = 16
-DEFAULT_SAMPLING_COUNT = 4
-MAX_TOTAL_STEPS = 500
+from providers.job.limits import DEFAULT_BATCH_SIZE, DEFAULT_SAMPLES_PER_PROMPT, DEFAULT_SAMPLING_COUNT
+from providers.job.wire import is_int as _is_int
 
 #: Expected tokens per sampled response (thinking + answer) by thinking level. Guesses for a short
 #: poem: HIGH thinking dominates the count. Override with `expected_length=`.
@@ -54,7 +51,7 @@ class PriceTable:
     batch_discount: float = 0.5
     #: Cloud Run scorer: requests plus ~0.2 vCPU-second each, USD per million calls
     cloud_run_per_m_calls: float = 5.2
-    #: tuned-model inference price relative to the base model (Gemini 3 onward, D-about)
+    #: tuned-model inference price relative to the base model (Gemini 3 onward; docs/vertex.md, "Prices")
     tuned_inference_multiplier: float = 1.5
 
     def model(self, name: str | None) -> ModelPrice:
@@ -65,12 +62,12 @@ class PriceTable:
 
 #: The shipped default. UNCONFIRMED: the RLFT per-token price is not published. Training rates are
 #: Vertex's supervised "Model tuning" rates per training token (Gemini 2.5 family) carried over to
-#: RLFT; the Gemini 3.5 Flash rates are third-party figures quoted in reference §12.
+#: RLFT; the Gemini 3.5 Flash rates are third-party figures (docs/vertex.md, "Prices").
 DEFAULT_PRICES = PriceTable(
     source=(
         "UNCONFIRMED estimate: Vertex AI generative-AI pricing page (Gemini 2.5 inference and "
         "supervised 'Model tuning' per-token rates) and third-party Gemini 3.5 Flash figures "
-        "(apidog.com, wowhow.cloud non-global $1.65/$9.90) from docs/reference §12; "
+        "(apidog.com, wowhow.cloud non-global $1.65/$9.90), see docs/vertex.md; "
         "no published RLFT per-token price"
     ),
     as_of="2026-11-30",
@@ -131,10 +128,6 @@ class Estimate:
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict (for Pulumi outputs and the CLI's --json)."""
         return asdict(self)
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def total_steps(hyper_parameters: dict[str, Any] | None, example_count: int | None) -> int | None:
@@ -317,7 +310,8 @@ def _judge_cost(
 
 
 def tuned_inference_price(base_model: str | None, prices: PriceTable = DEFAULT_PRICES) -> ModelPrice:
-    """Serving price of the tuned model: the base model's price × 1.5 (Gemini 3 onward, D-about)."""
+    """Serving price of the tuned model: the base model's price × 1.5 (Gemini 3 onward; see
+    docs/vertex.md, "Prices")."""
     base = prices.model(base_model)
     m = prices.tuned_inference_multiplier
     return ModelPrice(input_per_m=base.input_per_m * m, output_per_m=base.output_per_m * m)

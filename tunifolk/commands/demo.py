@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from providers.errors import TunifolkError
 from providers.vertex import ENDPOINT_ENV, VertexClient
 from tunifolk import context, local
 from tunifolk.context import PROBLEM, ROOT
@@ -32,7 +33,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, default=ROOT / "build" / "demo", help="where the report goes")
     p.add_argument("--step-seconds", type=float, default=0.05, help="emulated seconds per training step")
     p.add_argument("--stack", default="dev", help="the stack file whose config the demo runs (default: dev)")
-    p.set_defaults(func=demo)
+    p.set_defaults(func=run)
 
 
 def stage_dataset(gcs: Path, stack_name: str) -> tuple[str, str]:
@@ -46,7 +47,7 @@ def stage_dataset(gcs: Path, stack_name: str) -> tuple[str, str]:
     return f"{base}/train.jsonl", f"{base}/validation.jsonl"
 
 
-def demo(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from tunifolk.cli import main  # the demo drives the real CLI, as an operator would
 
     out = context.console()
@@ -104,8 +105,8 @@ def demo(args: argparse.Namespace) -> int:
     return 0
 
 
-class DemoFailed(Exception):
-    pass
+class DemoFailed(TunifolkError):
+    """A step of the demo did not end as it should: the message names the command."""
 
 
 def _the_job(vertex: str) -> str:

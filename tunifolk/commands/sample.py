@@ -30,17 +30,20 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         "sub-scores from the scorer's core.",
     )
     p.add_argument(
-        "--endpoint", required=True, help="projects/P/locations/us/endpoints/E (tuned or checkpoint)"
+        "--endpoint",
+        required=True,
+        type=context.vertex_name("--endpoint"),
+        help="projects/P/locations/us/endpoints/E (tuned or checkpoint)",
     )
     p.add_argument("--form", required=True, help=f"a form id: {', '.join(FORMS)}")
-    p.add_argument("--n", type=int, default=1, help="how many poems (default 1)")
+    p.add_argument("--n", type=context.count("--n"), default=1, help="how many poems (default 1)")
     p.add_argument("--stanzas", help="stanza (or bayt) count; default: the form's")
     p.add_argument("--refrain", choices=("yes", "no"), help="with or without refrain (malzuma)")
     p.add_argument("--script", choices=("arabic", "arabizi"), default="arabic")
     p.add_argument("--language", choices=LANGUAGES, default="derja", help="language of the instruction")
     p.add_argument("--theme", default="the sea at Sidi Bou Said", help="what the poem is about")
     p.add_argument("--temperature", type=float, default=1.0)
-    p.set_defaults(func=sample)
+    p.set_defaults(func=run)
 
 
 def request_body(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, str]]:
@@ -69,9 +72,7 @@ def poem_of(response: dict[str, Any]) -> dict[str, Any]:
     return (candidates[0].get("content") or {}) if candidates else {}
 
 
-def sample(args: argparse.Namespace) -> int:
-    if args.n < 1:
-        raise UsageError("--n must be at least 1")
+def run(args: argparse.Namespace) -> int:
     body, references = request_body(args)
     out = context.console()
     empty = 0

@@ -1,0 +1,65 @@
+"""The service's numbers and state sets, each written down once.
+
+Sources: the aiplatform v1beta1 discovery document and the Vertex RLFT documentation, as
+summarised in docs/vertex.md ("Limits" and "Sharp edges"). Everything that checks, estimates or
+waits imports its number from here.
+"""
+
+from __future__ import annotations
+
+#: Regions that tune RLFT (never `global`): docs/vertex.md, edge 1.
+TUNING_LOCATIONS = ("us-central1", "europe-west4")
+
+#: Dataset sizes the service accepts (edge 17).
+MAX_TRAINING_EXAMPLES = 5000
+MAX_VALIDATION_EXAMPLES = 500
+
+#: The service stops at 500 steps whatever epochCount says (edge 9).
+MAX_TOTAL_STEPS = 500
+
+#: batchSize × samplesPerPrompt must be a multiple of 16 and at most this (text) (edge 8).
+BATCH_SAMPLES_MULTIPLE = 16
+MAX_BATCH_SAMPLES = 8192
+
+#: maxOutputTokens includes thinking tokens (edge 11).
+MAX_OUTPUT_TOKENS = 32768
+
+#: learningRateMultiplier range (edge 12).
+LEARNING_RATE_RANGE = (0.25, 4.0)
+
+#: An autorater's samplingCount range, and how many rewards one composite config may hold.
+SAMPLING_COUNT_RANGE = (1, 32)
+MAX_REWARDS = 16
+
+#: Label keys and values: at most 64 characters (Google's label rules).
+MAX_LABEL_LENGTH = 64
+
+#: Service defaults used when a hyperparameter or judge setting is not given.
+DEFAULT_BATCH_SIZE = 32
+DEFAULT_SAMPLES_PER_PROMPT = 16
+DEFAULT_SAMPLING_COUNT = 4
+
+#: Job states (`JobState` in the discovery document). Live jobs bill or will; terminal ones never
+#: change again. A wait that ends in FAILED_STATES is a failure.
+LIVE_STATES = frozenset(
+    {
+        "JOB_STATE_PENDING",
+        "JOB_STATE_QUEUED",
+        "JOB_STATE_RUNNING",
+        "JOB_STATE_CANCELLING",
+        "JOB_STATE_PAUSED",
+        "JOB_STATE_UPDATING",
+    }
+)
+TERMINAL_STATES = frozenset(
+    {
+        "JOB_STATE_SUCCEEDED",
+        "JOB_STATE_PARTIALLY_SUCCEEDED",
+        "JOB_STATE_FAILED",
+        "JOB_STATE_CANCELLED",
+        "JOB_STATE_EXPIRED",
+    }
+)
+FAILED_STATES = frozenset({"JOB_STATE_FAILED", "JOB_STATE_CANCELLED", "JOB_STATE_EXPIRED"})
+#: Live states a new job may be adopted in (a cancelling one is on its way out).
+ADOPTABLE_STATES = LIVE_STATES - {"JOB_STATE_CANCELLING"}
