@@ -8,7 +8,7 @@ STACK ?= dev
 JOB ?=
 ARGS ?=
 
-.PHONY: install test lint fmt bench fuzz demo emulator scorer validate launch status watch clean engine
+.PHONY: install test lint docs fmt bench fuzz demo emulator scorer validate launch status watch clean engine
 
 $(STAMP): requirements.txt requirements-dev.txt scorer/requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest
+
+## make docs: regenerate the tables of docs/config.md from the field table
+docs: $(STAMP)
+	$(PY) -m providers.job.fields --write docs/config.md
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

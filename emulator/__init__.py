@@ -11,7 +11,7 @@ option. Modules:
   `GET /emulator/resources` (endpoints, models, operations).
 - `jobs`: job store and the per-job lifecycle task; `policy`: the simulated poet and the stand-in
   judge; `rewards`: Cloud Run calls (retried, then NaN), autorater, string match, code execution;
-  `metrics`: the series of reference §9.1; `serving`: models, endpoints, LROs; `faults`: seeded
+  `metrics`: the series of docs/vertex.md, "Metrics"; `serving`: models, endpoints, LROs; `faults`: seeded
   fault injection; `checks`: strict request-body checks; `protojson`: ProtoJSON writing rules.
 
 It imports nothing from the rest of the project: it reaches the scorer only over HTTP.

@@ -1,4 +1,4 @@
-"""HTTP routes of the emulator: the Vertex `v1beta1` subset (contracts.md §1) in Google's shapes.
+"""HTTP routes of the emulator: the Vertex `v1beta1` subset (docs/vertex.md) in Google's shapes.
 
 One catch-all route dispatches on regular expressions over the resource path, because Google's
 custom methods (`tuningJobs:validateReinforcementTuningReward`, `{job}:cancel`,

@@ -2,7 +2,7 @@
 
 The service exposes no progress on the job itself; the curves live in a Vertex TensorBoard that the
 job's `experiment` context points to (`metadata.backing_tensorboard_resource`). Series ids are
-opaque numbers; the metric name is the series' `displayName`. Series names follow reference §9.1:
+opaque numbers; the metric name is the series' `displayName`. Series names follow docs/vertex.md, "Metrics":
 15 job-wide series, 12 per reward, and for a code-execution reward two more
 (`<reward>/train_executing_code_failure_ratio`, `<reward>/eval_executing_code_failure_ratio`).
 """

@@ -68,7 +68,8 @@ def validate_until_granted(
     client: VertexClient, inputs: dict[str, Any], retry_seconds: float, interval: float
 ) -> dict[str, Any]:
     """Validate; refuse (RewardRefused) unless the verdict finds no problem. A permission error is
-    retried for `retry_seconds`: a fresh run.invoker grant takes minutes to apply (edge 19)."""
+    retried for `retry_seconds`: a fresh run.invoker grant takes minutes to apply (docs/vertex.md,
+    edge 19)."""
     deadline = time.monotonic() + retry_seconds
     while True:
         response, problems = validate_once(client, inputs)

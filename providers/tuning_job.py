@@ -24,6 +24,8 @@ Inputs, outputs and what a change to each means come from the field table
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from typing import Any
 
@@ -240,6 +242,42 @@ class RlftTuningJobProvider(ResourceProvider):
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+class _OneLineForExpectedFailures:
+    """Stands in for the `traceback` module inside the SDK's dynamic-provider host.
+
+    The host (`python -m pulumi.dynamic`) answers any exception a provider raises with
+    `traceback.format_exc()`, so a refused reward would reach `pulumi up` as a Python traceback. For
+    our expected failures (`TunifolkError`: a refused reward, an unavailable judge, a job that
+    failed) it gives the message alone; anything else, or any failure with TUNIFOLK_DEBUG=1, keeps
+    its full traceback.
+    """
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def format_exc(self, *args: Any, **kwargs: Any) -> str:
+        error = sys.exc_info()[1]
+        if isinstance(error, TunifolkError) and not os.environ.get("TUNIFOLK_DEBUG"):
+            return str(error)
+        return self._real.format_exc(*args, **kwargs)
+
+
+def _quiet_expected_failures_in_the_dynamic_host() -> None:
+    host = sys.modules.get("__main__")
+    spec = getattr(host, "__spec__", None)
+    real = getattr(host, "traceback", None)
+    if spec is None or spec.name != "pulumi.dynamic.__main__" or real is None:
+        return
+    if not isinstance(real, _OneLineForExpectedFailures):
+        host.traceback = _OneLineForExpectedFailures(real)  # type: ignore[union-attr]
+
+
+_quiet_expected_failures_in_the_dynamic_host()
 
 
 def _client() -> VertexClient:

@@ -12,6 +12,7 @@ import base64
 from pathlib import Path
 
 import dill
+import grpc
 import pulumi
 import pytest
 import requests
@@ -149,3 +150,25 @@ def test_unknown_objects_from_the_host_count_as_unknown() -> None:
     assert wire.is_unknown(pulumi.output.Unknown())
     assert wire.contains_unknown({"rewards": [{"cloud_run": {"uri": pulumi.output.Unknown()}}]})
     assert not wire.is_unknown("gs://bucket/train.jsonl")
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_refused_reward_reaches_the_engine_as_one_message(tmp_path: Path, debug: bool) -> None:
+    """The SDK's host answers a provider's exception with its traceback; an expected failure of
+    ours (here a reward that cannot be called) goes as its message alone, unless debugging."""
+    write_dataset(tmp_path, 64)
+    env = {"TUNIFOLK_DEBUG": "1"} if debug else {}
+    with (
+        servers.emulator("--step-seconds", "0.02", "--gcs-dir", str(tmp_path)) as emu,
+        dynamic_host(RlftTuningJobProvider(**FAST), env={ENDPOINT_ENV: emu, **env}) as host,
+    ):
+        props, failures = host.check(inputs("http://127.0.0.1:9"))
+        assert failures == []
+        with pytest.raises(grpc.RpcError) as info:
+            host.create({k: v for k, v in props.items() if k != "__provider"})
+        details = info.value.details()
+        assert "reward validation failed; no tuning job was created" in details
+        assert ("Traceback" in details) is debug
+        listed = requests.get(f"{emu}/v1beta1/projects/tunifolk-test/locations/us-central1/tuningJobs")
+        assert listed.json() == {}  # nothing was created

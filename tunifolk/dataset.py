@@ -2,7 +2,7 @@
 
 Prompts and reward come from one specification: every line's user turn is
 ``scorer.catalogue.instruction(...)`` and its ``references`` carry the very same parameters, which
-the scorer reads back (contracts.md §5). A bad line found by Vertex after upload costs a failed
+the scorer reads back (docs/dataset.md). A bad line found by Vertex after upload costs a failed
 job, so the checker here is the one ``tunifolk dataset check`` runs and the builder refuses to
 write any line it would reject.
 
@@ -24,7 +24,7 @@ from typing import Any
 from scorer.catalogue import FORMS, LANGUAGES, FormSpec, instruction, lookup
 from tunifolk.themes import THEMES
 
-# --- service limits (vertex-rlft-api.md §7) -------------------------------------------------------
+# --- service limits (docs/vertex.md, "Limits") -------------------------------------------------------
 
 TRAIN_LIMIT = 5_000
 VALIDATION_LIMIT = 500
@@ -98,7 +98,7 @@ class Variation:
         }
 
     def example(self) -> dict[str, Any]:
-        """The dataset line (contracts.md §5), keys in a fixed order."""
+        """The dataset line (docs/dataset.md), keys in a fixed order."""
         return {
             "systemInstruction": {"parts": [{"text": SYSTEM_INSTRUCTIONS[self.language]}]},
             "contents": [{"role": "user", "parts": [{"text": self.user_text()}]}],
@@ -387,7 +387,7 @@ def _check_part(part: Any, path: str, *, system: bool) -> list[str]:
 
 
 def _check_references(refs: Any) -> list[str]:
-    """``references``: string → string with the keys of contracts.md §5, checked against the
+    """``references``: string → string with the keys of docs/dataset.md, checked against the
     catalogue entry so a line can never ask for what the scorer does not expect."""
     if refs is None:
         return ["references: missing (needs at least 'form')"]
@@ -399,7 +399,7 @@ def _check_references(refs: Any) -> list[str]:
         if not isinstance(value, str)
     ]
     problems += [
-        f"references: unknown key {key!r} (contracts.md §5 keys: {', '.join(REFERENCE_KEYS)})"
+        f"references: unknown key {key!r} (docs/dataset.md keys: {', '.join(REFERENCE_KEYS)})"
         for key in refs
         if key not in REFERENCE_KEYS
     ]
@@ -597,7 +597,7 @@ def pick_validation_example(validation: list[Variation], form: str, poem: str) -
 
 
 def validation_example(variation: Variation, poem: str) -> dict[str, Any]:
-    """``{example, sample_response}`` as the ``validation_example`` input of contracts.md §4."""
+    """``{example, sample_response}`` as the ``validation_example`` input (docs/config.md)."""
     return {
         "example": variation.example(),
         "sample_response": {"role": "model", "parts": [{"text": poem}]},

@@ -158,7 +158,7 @@ def build_tuning_job(inputs: dict[str, Any]) -> dict[str, Any]:
     n = normalize(inputs)
     if n.get("pre_tuned_model"):
         n.pop("base_model", None)  # the pre-tuned model's base is the base: preTunedModel is a sibling
-    body = _plain(INPUTS, n)  # of reinforcementTuningSpec, never inside it (edge 16)
+    body = _plain(INPUTS, n)  # of reinforcementTuningSpec, never inside it (docs/vertex.md, edge 16)
     spec = body.setdefault("reinforcementTuningSpec", {})
     spec.setdefault("hyperParameters", {})
     spec.update(reward_config(n))
@@ -167,7 +167,7 @@ def build_tuning_job(inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_validate_request(inputs: dict[str, Any]) -> dict[str, Any]:
-    """The validateReinforcementTuningReward body: the field is `example` (edge 4)."""
+    """The validateReinforcementTuningReward body: the field is `example` (docs/vertex.md, edge 4)."""
     n = normalize(inputs)
     example = n["validation_example"]
     return {

@@ -10,21 +10,21 @@ from __future__ import annotations
 #: Regions that tune RLFT (never `global`): docs/vertex.md, edge 1.
 TUNING_LOCATIONS = ("us-central1", "europe-west4")
 
-#: Dataset sizes the service accepts (edge 17).
+#: Dataset sizes the service accepts (docs/vertex.md, edge 17).
 MAX_TRAINING_EXAMPLES = 5000
 MAX_VALIDATION_EXAMPLES = 500
 
-#: The service stops at 500 steps whatever epochCount says (edge 9).
+#: The service stops at 500 steps whatever epochCount says (docs/vertex.md, edge 9).
 MAX_TOTAL_STEPS = 500
 
-#: batchSize × samplesPerPrompt must be a multiple of 16 and at most this (text) (edge 8).
+#: batchSize × samplesPerPrompt must be a multiple of 16 and at most this (text) (docs/vertex.md, edge 8).
 BATCH_SAMPLES_MULTIPLE = 16
 MAX_BATCH_SAMPLES = 8192
 
-#: maxOutputTokens includes thinking tokens (edge 11).
+#: maxOutputTokens includes thinking tokens (docs/vertex.md, edge 11).
 MAX_OUTPUT_TOKENS = 32768
 
-#: learningRateMultiplier range (edge 12).
+#: learningRateMultiplier range (docs/vertex.md, edge 12).
 LEARNING_RATE_RANGE = (0.25, 4.0)
 
 #: An autorater's samplingCount range, and how many rewards one composite config may hold.

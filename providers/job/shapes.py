@@ -164,6 +164,9 @@ GENERATE_REQUEST: dict[str, Any] = {
     "toolConfig": ANY,
     "labels": MAP_STR,
     "cachedContent": STR,
+    "continuationToken": BYTES,
+    "modelArmorConfig": ANY,
+    "outputConfig": ANY,
 }
 UNDEPLOY_REQUEST: dict[str, Any] = {"deployedModelId": STR, "trafficSplit": ANY}
 

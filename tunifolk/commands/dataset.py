@@ -29,7 +29,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     build = actions.add_parser(
         "build",
         help="write train.jsonl and validation.jsonl from the catalogue",
-        description="Write OUT/train.jsonl and OUT/validation.jsonl (contracts.md §5): the scorer's "
+        description="Write OUT/train.jsonl and OUT/validation.jsonl (docs/dataset.md): the scorer's "
         "catalogue × themes × variations (stanza count, refrain or not, Arabic or Arabizi script, "
         "instructions in Derja, MSA, French or English). The same seed gives the same bytes; no "
         "prompt is in both splits.",
@@ -68,7 +68,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         "check",
         help="check JSONL dataset files line by line",
         description="Check every line: valid JSON, the ReinforcementTuningExample shape, references "
-        "string → string with the keys of contracts.md §5 and a known form, a non-empty user turn, "
+        "string → string with the keys of docs/dataset.md and a known form, a non-empty user turn, "
         "the size limits. Prints FILE:LINE: problem for each, then summary statistics; exit 1 if any "
         "problem.",
     )
