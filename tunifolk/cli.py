@@ -27,6 +27,7 @@ COMMANDS: tuple[str, ...] = (
     "tunifolk.costs:register",
     "tunifolk.demo:register",
     "tunifolk.cli:register_dataset",
+    "tunifolk.commands.local:register",
 )
 """``module:function`` registrars, in the order their commands appear in ``--help``."""
 
