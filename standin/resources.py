@@ -426,7 +426,7 @@ class BucketObject(Kind):
         path = ctx.gcs / record.inputs["bucket"] / record.inputs["name"]
         if not path.is_file():  # deleted behind the stand-in's back: gone, as Google would say
             ctx.store.delete(self.token, record.id)
-            raise _Gone()
+            raise Gone()
 
     def before_delete(self, ctx: Context, record: Record) -> None:
         path = ctx.gcs / record.inputs["bucket"] / record.inputs["name"]
@@ -438,7 +438,7 @@ class BucketObject(Kind):
                 parent.rmdir()
 
 
-class _Gone(Exception):
+class Gone(Exception):
     """A record found to be gone while reading it."""
 
 
@@ -609,10 +609,10 @@ class CloudRunService(Kind):
         generation = int(record.outputs.get("generation", "1")) + 1
         outputs.update(generation=str(generation), observedGeneration=str(generation))
         self._revision(ctx, news, outputs, generation, outputs["updateTime"])
-        cloudrun.ensure(ctx.state, record.id, _port(record.outputs["uri"]))
+        cloudrun.ensure(ctx.state, record.id, port_of(record.outputs["uri"]))
 
     def on_read(self, ctx: Context, record: Record) -> None:
-        cloudrun.ensure(ctx.state, record.id, _port(record.outputs["uri"]))  # scale up from zero
+        cloudrun.ensure(ctx.state, record.id, port_of(record.outputs["uri"]))  # scale up from zero
 
     def before_delete(self, ctx: Context, record: Record) -> None:
         if record.outputs.get("deletionProtection", True):
@@ -626,7 +626,7 @@ class CloudRunService(Kind):
                 ctx.store.delete(ServiceIamMember.token, grant.id)  # a service's policy goes with it
 
 
-def _port(uri: str) -> int:
+def port_of(uri: str) -> int:
     return int(uri.rsplit(":", 1)[1].rstrip("/"))
 
 

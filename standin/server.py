@@ -13,11 +13,13 @@ marks the matching outputs secret again, so nothing secret reaches the stand-in'
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Callable
 from concurrent import futures
-from threading import Event
 from typing import Any
 
 import grpc
@@ -25,8 +27,8 @@ from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 from pulumi.runtime.proto.plugin_pb2 import PluginInfo
 
-from standin import VERSION, gcs_dir, state_dir
-from standin.resources import INVOKES, KINDS, Context, Kind, StandInError, _Gone
+from standin import VERSION, cloudrun, gcs_dir, state_dir
+from standin.resources import INVOKES, KINDS, CloudRunService, Context, Gone, Kind, StandInError, port_of
 
 PREFIX = "gcp stand-in"
 
@@ -116,6 +118,7 @@ class StandIn(provider_pb2_grpc.ResourceProviderServicer):
         variables = dict(request.variables)
         self.project = args.get("project") or variables.get("gcp:config:project") or None
         self.region = args.get("region") or variables.get("gcp:config:region") or None
+        wake_scorers(self._ctx())
         return provider_pb2.ConfigureResponse(
             acceptSecrets=False, supportsPreview=True, acceptResources=False, acceptOutputs=False
         )
@@ -182,7 +185,7 @@ class StandIn(provider_pb2_grpc.ResourceProviderServicer):
         kind = self._kind(request.urn)
         try:
             record = kind.read(self._ctx(), request.id)
-        except _Gone:
+        except Gone:
             record = None
         if record is None:  # gone: the engine drops it from state on refresh
             return provider_pb2.ReadResponse(id="")
@@ -226,15 +229,39 @@ class StandIn(provider_pb2_grpc.ResourceProviderServicer):
         return empty_pb2.Empty()
 
 
+def wake_scorers(ctx: Context) -> None:
+    """Cloud Run is always there: start any recorded service's scorer that has stopped (a reboot,
+    `tunifolk local stop`), on its recorded port, before the engine's calls rely on its URL."""
+    for record in ctx.store.all(CloudRunService.token):
+        try:
+            cloudrun.ensure(ctx.state, record.id, port_of(record.outputs["uri"]))
+        except (RuntimeError, KeyError, ValueError) as exc:
+            print(f"{PREFIX}: {exc}", file=sys.stderr, flush=True)
+
+
+def watch_parent() -> None:
+    """Exit when the engine that started this plugin dies (killed, crashed): an orphaned plugin would
+    otherwise wait forever for calls that never come."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def serve() -> None:
     """Serve on a free loopback port and print it first on stdout, as the engine expects of a plugin."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
     provider_pb2_grpc.add_ResourceProviderServicer_to_server(StandIn(), server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
+    watch_parent()
     sys.stdout.write(f"{port}\n")
     sys.stdout.flush()
     try:
-        Event().wait()
+        threading.Event().wait()
     except KeyboardInterrupt:
         server.stop(0)
