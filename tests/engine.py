@@ -105,6 +105,10 @@ class LocalStack:
     def start(self, step_seconds: str = STEP_SECONDS) -> None:
         """`local start` on a free port, then the environment `local env` prints."""
         self.tunifolk("local", "start", "--port", "0", "--step-seconds", step_seconds)
+        self.environment()
+
+    def environment(self) -> None:
+        """The engine's environment from `local env` alone (enough for a preview: no Vertex call)."""
         for line in self.tunifolk("local", "env").stdout.splitlines():
             name, _, value = line.removeprefix("export ").partition("=")
             words = shlex.split(value)
