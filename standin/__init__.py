@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 STATE_ENV = "TUNIFOLK_STANDIN_DIR"
 GCS_ENV = "TUNIFOLK_GCS_DIR"
-VERSION = "10.2.0"
-"""The pulumi-gcp SDK version the program pins: reporting it keeps the engine from warning that the
-plugin is older than the SDK asks for. The stand-in's own changes are tracked in git, not here."""
+VERSION = "10.2.0+tunifolk.standin"
+"""The pulumi-gcp SDK version the program pins, so the engine does not warn that the plugin is older
+than the SDK asks for; the build metadata (ignored when versions are compared) says what it is."""
 
 
 def state_dir() -> Path:
