@@ -9,8 +9,9 @@
   stops them. Both are idempotent; pid files, logs and the emulator's URL live in build/local/.
 
 The stand-in itself (`standin/`) needs no server: the engine starts it as a plugin per command.
-Directories follow `TUNIFOLK_LOCAL_DIR`, `TUNIFOLK_STANDIN_DIR` and `TUNIFOLK_GCS_DIR` when set
-(the tests give each run its own), else live under the repository's build/.
+Directories follow `TUNIFOLK_LOCAL_DIR`, `TUNIFOLK_STANDIN_DIR`, `TUNIFOLK_GCS_DIR` and
+`TUNIFOLK_ENGINE_DIR` when set (the tests give each run its own), else live under the repository's
+build/.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from standin.resources import CloudRunService
 from standin.store import Store
 from tunifolk.context import PROBLEM, ROOT, USAGE_ERROR
 
-ENGINE_BIN = ROOT / "build" / "engine" / "bin"
+ENGINE_ENV = "TUNIFOLK_ENGINE_DIR"
 LOCAL_ENV = "TUNIFOLK_LOCAL_DIR"
 DEFAULT_PORT = 8090
 DEFAULT_STEP_SECONDS = 0.02
@@ -137,14 +138,15 @@ def _guarded(action):  # type: ignore[no-untyped-def]
 
 
 def engine_bin() -> Path:
-    """The engine's directory, after checking that `make engine` has written what the stack needs
-    (a `pulumi` and a Python language host found on PATH instead are accepted)."""
+    """The engine's directory (`TUNIFOLK_ENGINE_DIR`, default build/engine/bin), after checking that
+    `make engine` has written what the stack needs there (a `pulumi` and a Python language host found
+    on PATH instead are accepted)."""
+    folder = Path(os.environ.get(ENGINE_ENV) or ROOT / "build" / "engine" / "bin").resolve()
     for tool in ("pulumi-resource-gcp", "pulumi", "pulumi-language-python"):
-        if not os.access(ENGINE_BIN / tool, os.X_OK) and (
-            tool == "pulumi-resource-gcp" or not shutil.which(tool)
-        ):
-            raise LocalError(f"{ENGINE_BIN / tool} is missing: run make engine")
-    return ENGINE_BIN
+        found = os.access(folder / tool, os.X_OK) or (tool != "pulumi-resource-gcp" and shutil.which(tool))
+        if not found:
+            raise LocalError(f"{folder / tool} is missing: run make engine")
+    return folder
 
 
 def emulator_url() -> str:
