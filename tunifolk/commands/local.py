@@ -22,6 +22,7 @@ import os
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -95,8 +96,9 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     start.add_argument(
         "--port",
         type=int,
-        default=DEFAULT_PORT,
-        help=f"the emulator's port on 127.0.0.1 (default {DEFAULT_PORT}; 0 picks a free one)",
+        default=None,
+        help=f"the emulator's port on 127.0.0.1 (default {DEFAULT_PORT}, or a free one if another program "
+        "holds it; 0 picks a free one)",
     )
     start.add_argument(
         "--step-seconds",
@@ -173,8 +175,14 @@ def environment() -> dict[str, str]:
 
 
 def print_env(_args: argparse.Namespace) -> int:
-    for name, value in environment().items():
+    env = environment()
+    for name, value in env.items():
         print(f"export {name}={shlex.quote(value) if value else ''}")
+    if not _healthy(env[ENDPOINT_ENV]):  # stderr: not part of what `eval` runs
+        print(
+            f"note: no emulator answers at {env[ENDPOINT_ENV]}: run python -m tunifolk local start",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -257,6 +265,16 @@ def _terminate(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
+def _free(port: int) -> bool:
+    """Whether a port on 127.0.0.1 can be bound now (a default port someone else holds is skipped)."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def cloud_run_services() -> list[tuple[str, int]]:
     """(service id, port) of every Cloud Run service the stand-in holds."""
     records = Store(standin.state_dir()).all(CloudRunService.token)
@@ -265,11 +283,12 @@ def cloud_run_services() -> list[tuple[str, int]]:
 
 def start_servers(args: argparse.Namespace) -> int:
     engine_bin()
-    if args.port < 0 or args.port > 65535:
+    if args.port is not None and not 0 <= args.port <= 65535:
         raise LocalError(f"--port {args.port}: give a port from 0 to 65535", USAGE_ERROR)
+    port = args.port if args.port is not None else (DEFAULT_PORT if _free(DEFAULT_PORT) else 0)
     if args.step_seconds < 0:
         raise LocalError(f"--step-seconds {args.step_seconds}: give a number of seconds >= 0", USAGE_ERROR)
-    url, started = start_emulator(args.port, args.step_seconds)
+    url, started = start_emulator(port, args.step_seconds)
     print(f"emulator {'started' if started else 'already running'} at {url} (gs:// in {standin.gcs_dir()})")
     for service, port in cloud_run_services():
         try:
