@@ -29,6 +29,7 @@ COMMANDS: tuple[str, ...] = (
     "estimate",
     "demo",
     "dataset",
+    "local",
 )
 """Modules of `tunifolk.commands`, in the order their commands appear in `--help`."""
 

@@ -1,0 +1,161 @@
+"""The whole stack under the real Pulumi engine, offline (issue 10, steps 1 to 5).
+
+One local stack goes through the steps in order, as a user would type them: `pulumi stack init
+local`, `preview`, `up`, `stack output`, `tunifolk status`, `preview --expect-no-changes`, `refresh`,
+a hyperparameter change, a bad learning rate, `destroy`. The steps are one test because each needs
+the state the previous one left (a pytest-xdist worker could otherwise run them apart); every
+assertion names its step. Google Cloud is the gcp stand-in, Vertex the emulator, both real processes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import LocalStack, by_type, require_engine
+
+pytestmark = pytest.mark.slow
+
+GCP_RESOURCES = {
+    ("gcp:storage/bucket:Bucket", "dataset-bucket"),
+    ("gcp:storage/bucketObject:BucketObject", "dataset-train"),
+    ("gcp:storage/bucketObject:BucketObject", "dataset-validation"),
+    ("gcp:storage/bucketIAMMember:BucketIAMMember", "dataset-reader"),
+    ("gcp:serviceaccount/account:Account", "scorer-sa"),
+    ("gcp:cloudrunv2/service:Service", "scorer"),
+    ("gcp:cloudrunv2/serviceIamMember:ServiceIamMember", "scorer-vertex-invoker"),
+}
+JOB = ("pulumi-python:dynamic/tunifolk:RlftTuningJob", "rlft")
+COMPONENTS = {
+    ("tunifolk:data:TuningDataset", "dataset"),
+    ("tunifolk:scorer:RewardScorer", "scorer"),
+    ("tunifolk:rlft:TuningPipeline", "rlft"),
+}
+FORBIDDEN_IN_STATE = ("Bearer ", "access_token", "private_key", "refresh_token", "client_secret")
+
+
+def _type_and_name(urn: str) -> tuple[str, str]:
+    parts = urn.split("::")
+    return parts[2].split("$")[-1], parts[3]
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[LocalStack]:
+    require_engine()
+    local = LocalStack(tmp_path)
+    local.start()
+    try:
+        yield local
+    finally:
+        local.stop()
+
+
+def test_local_stack_from_init_to_destroy(stack: LocalStack) -> None:
+    step_1_init_and_preview(stack)
+    step_2_up(stack)
+    step_3_no_changes_after_up_and_refresh(stack)
+    step_4_changes_preview(stack)
+    step_5_destroy_leaves_nothing(stack)
+
+
+def step_1_init_and_preview(stack: LocalStack) -> None:
+    stack.init()
+    preview = stack.preview_json()
+    planned = {_type_and_name(s["urn"]): s["op"] for s in preview["steps"]}
+    expected = GCP_RESOURCES | COMPONENTS | {JOB}
+    missing = expected - set(planned)
+    assert not missing, f"step 1: preview does not list {sorted(missing)}"
+    assert {planned[r] for r in expected} == {"create"}, f"step 1: not all creates: {planned}"
+
+
+def step_2_up(stack: LocalStack) -> None:
+    result = stack.pulumi("up", "--yes", "--skip-preview")
+    assert "Traceback" not in result.output, f"step 2: up printed a traceback:\n{result.output}"
+    resources = stack.resources()
+    present = {_type_and_name(r["urn"]) for r in resources}
+    assert GCP_RESOURCES | {JOB} <= present, f"step 2: missing {sorted(GCP_RESOURCES | {JOB} - present)}"
+    kinds = by_type(resources)
+    job = kinds[JOB[0]][0]
+
+    # The job is created after the invoker grant and the dataset read grant: the engine records when
+    # each grant's create returned; the emulator, when the job was created.
+    job_created = job["outputs"]["create_time"]
+    for token in (
+        "gcp:cloudrunv2/serviceIamMember:ServiceIamMember",
+        "gcp:storage/bucketIAMMember:BucketIAMMember",
+    ):
+        grant = kinds[token][0]
+        assert grant["created"] < job_created, (
+            f"step 2: job created {job_created}, {token} at {grant['created']}"
+        )
+        assert grant["urn"] in job.get("dependencies", []), f"step 2: the job does not depend on {token}"
+
+    # The scorer's Cloud Run service is a real scorer, and the job's reward calls it.
+    service = kinds["gcp:cloudrunv2/service:Service"][0]["outputs"]
+    assert service["uri"].startswith("http://127.0.0.1:"), service["uri"]
+    assert stack.scorer_pids(), "step 2: no scorer runs for the Cloud Run service"
+    assert job["outputs"]["rewards"][0]["cloud_run"]["uri"] == service["uri"]
+
+    # Outputs: the endpoint is the tuned endpoint the emulator holds, and `tunifolk status` reads it.
+    name = stack.output("job")
+    assert stack.output("state") == "JOB_STATE_SUCCEEDED"
+    vertex_job = stack.emulator(f"/v1beta1/{name}")
+    assert stack.output("endpoint") == vertex_job["tunedModel"]["endpoint"], "step 2: endpoint output"
+    status = stack.tunifolk("status", "--job", name, "--json", check=False)
+    assert status.code in (0, 1), status.output  # 1 only for a health verdict, never a usage error
+    report = json.loads(status.stdout)
+    assert name in json.dumps(report) and "JOB_STATE_SUCCEEDED" in json.dumps(report), status.stdout[:2000]
+
+    # Dataset objects are where the emulator read them.
+    train = stack.output("train_uri").removeprefix("gs://")
+    assert (stack.gcs / train).read_bytes() == (
+        Path(__file__).parent.parent / "data/train.jsonl"
+    ).read_bytes()
+
+    state_text = json.dumps(stack.export())
+    leaked = [word for word in FORBIDDEN_IN_STATE if word in state_text]
+    assert not leaked, f"step 2: state holds {leaked}"
+
+
+def step_3_no_changes_after_up_and_refresh(stack: LocalStack) -> None:
+    after_up = stack.pulumi("preview", "--expect-no-changes", check=False)
+    assert after_up.code == 0, f"step 3: changes right after up:\n{after_up.output}"
+    stack.pulumi("refresh", "--yes", "--skip-preview")
+    after_refresh = stack.pulumi("preview", "--expect-no-changes", check=False)
+    assert after_refresh.code == 0, f"step 3: changes after refresh:\n{after_refresh.output}"
+
+
+def _op_of(preview: dict[str, Any], wanted: tuple[str, str]) -> set[str]:
+    return {s["op"] for s in preview["steps"] if _type_and_name(s["urn"]) == wanted}
+
+
+def step_4_changes_preview(stack: LocalStack) -> None:
+    fewer_epochs = stack.config_file("epochs.yaml", {"epochCount: 6": "epochCount: 5"})
+    preview = stack.preview_json("--config-file", str(fewer_epochs))
+    ops = _op_of(preview, JOB)
+    assert ops & {"replace", "create-replacement", "delete-replaced"}, f"step 4: job ops {ops}, not a replace"
+    others = {_type_and_name(s["urn"]): s["op"] for s in preview["steps"] if _type_and_name(s["urn"]) != JOB}
+    assert set(others.values()) <= {"same"}, f"step 4: a hyperparameter change touches {others}"
+
+    bad = stack.config_file("lr.yaml", {"learningRateMultiplier: 1.0": "learningRateMultiplier: 9"})
+    result = stack.pulumi("preview", "--config-file", str(bad), check=False)
+    assert result.code != 0, f"step 4: learningRateMultiplier 9 previewed fine:\n{result.output}"
+    assert "learning_rate_multiplier" in result.output, result.output
+    assert "Traceback" not in result.output, f"step 4: a Python traceback:\n{result.output}"
+
+
+def step_5_destroy_leaves_nothing(stack: LocalStack) -> None:
+    outputs = {r["type"]: r.get("outputs", {}) for r in stack.resources()}
+    job = outputs[JOB[0]]
+    stack.pulumi("destroy", "--yes", "--skip-preview")
+    assert stack.resources() == [], "step 5: state still holds resources"
+    held = stack.emulator("/emulator/resources")
+    assert held["endpoints"] == [] and held["models"] == [], f"step 5: emulator still holds {held}"
+    assert job["endpoint"] and job["tuned_model"], "step 5: the job had no endpoint to clean up"
+    assert stack.standin_records() == [], f"step 5: stand-in still holds {stack.standin_records()}"
+    assert stack.gcs_files() == [], f"step 5: gs:// still holds {stack.gcs_files()}"
+    assert stack.scorer_pids() == [], "step 5: a scorer still runs"
