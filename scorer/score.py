@@ -552,23 +552,25 @@ def _language_gate(poem: Poem, arabizi: bool) -> float:
     seen: dict[tuple[str, ...], str] = {}
     total = 0.0
     units = 0
+    span = LINE_FULL - LINE_ZERO
     for ln in poem.lines:
-        for h in ln.halves:
+        for h in ln.hemi_words:
             units += 1
             n = len(h)
             # the body decides: a real rhyme word glued onto gibberish does not make it language
-            body_words = h[:-1] if n >= 3 else h
-            share = sum(1 for w in body_words if known(w)) / len(body_words)
-            worth = min(1.0, max(0.0, (share - LINE_ZERO) / (LINE_FULL - LINE_ZERO)))
-            if worth and n >= 3:
-                body = tuple(arabizi_fold(w) for w in h[:-1]) if arabizi else tuple(h[:-1])
-                if len(set(body)) < 2:  # one word repeated is babble, the babble penalty's business
-                    total += worth
+            body = h[:-1] if n >= 3 else h
+            worth = (sum(map(known, body)) / len(body) - LINE_ZERO) / span
+            if worth <= 0.0:
+                continue
+            if worth > 1.0:
+                worth = 1.0
+            if n >= 3:
+                key = tuple(map(arabizi_fold, body)) if arabizi else tuple(body)
+                # one word repeated is babble, the babble penalty's business, not a template
+                if len(set(key)) >= 2 and seen.setdefault(key, rhyme_identity(h[-1])) != rhyme_identity(
+                    h[-1]
+                ):
                     continue
-                end = rhyme_identity(h[-1])
-                first_end = seen.setdefault(body, end)
-                if first_end != end:
-                    worth = 0.0
             total += worth
     if not units:
         return 0.0

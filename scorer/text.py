@@ -75,16 +75,21 @@ class Line:
     hemi_words: list[list[str]]
     key: str
     """The line's letters only (lower case), for spotting duplicates and the refrain."""
-    soft: list[list[str]] = field(default_factory=list)
+    soft: list[list[str]] | None = None
     """Two halves split at a soft separator (see the module doc) when the line has no hard caesura
-    and exactly one soft one; else empty."""
+    and exactly one soft one; else empty (None: not computed yet, see ``halves``)."""
     signed: bool = False
     """The raw line read like a signature (``— name``, ``بقلم: …``)."""
 
     @property
     def halves(self) -> list[list[str]]:
-        """The hemistichs where two are expected: the hard split, else the soft one."""
-        return self.hemi_words if len(self.hemi_words) >= 2 or not self.soft else self.soft
+        """The hemistichs where two are expected: the hard split, else the soft one (computed on
+        first use: only bayts, the malzuma opening and the title check ask)."""
+        if len(self.hemi_words) >= 2:
+            return self.hemi_words
+        if self.soft is None:
+            self.soft = _soft_halves(self.text) if _SOFT_TRIGGER.search(self.text) else []
+        return self.soft or self.hemi_words
 
     @property
     def last_word(self) -> str:
@@ -225,7 +230,7 @@ def parse_poem(text: str) -> Poem:
         if not raw.strip():
             gap += 1
             continue
-        if _NUMERAL_LINE.match(raw):
+        if raw.lstrip()[:1] in _NUMERAL_START and _NUMERAL_LINE.match(raw):
             gap += 2
             continue
         s, marked = _clean_line(raw)
@@ -242,12 +247,10 @@ def parse_poem(text: str) -> Poem:
             continue
         words = [w for hw in hemi_words for w in hw]
         ln = Line(s, parts, words, hemi_words, "".join(words).lower())
-        if len(hemi_words) == 1 and _SOFT_TRIGGER.search(s):
-            ln.soft = _soft_halves(s)
         if raw.lstrip()[:1] in _SIGN_START and _SIGNATURE.match(raw):
             ln.signed = True
         lines.append(ln)
-        gaps.append(gap if lines[:-1] else 0)
+        gaps.append(gap if len(lines) > 1 else 0)
         marks.append(marked)
         gap = 0
 
@@ -264,6 +267,7 @@ def parse_poem(text: str) -> Poem:
 
 
 _SIGN_START = frozenset("-–—~bpsBPSبشكت")
+_NUMERAL_START = frozenset("0123456789٠١٢٣٤٥٦٧٨٩([IVXLC")
 TITLE_WORDS = 6
 """A title or a signature is a short line: at most this many words."""
 
@@ -314,7 +318,7 @@ def _drop_title(blocks: list[list[Line]], marked: bool) -> None:
         return
     b0 = blocks[0]
     first = b0[0]
-    if len(first.hemis) != 1 or first.soft or len(first.words) > TITLE_WORDS:
+    if len(first.hemis) != 1 or len(first.words) > TITLE_WORDS or len(first.halves) >= 2:
         return
     if len(blocks) >= 2 and len(b0) == 1:
         blocks.pop(0)
@@ -322,7 +326,7 @@ def _drop_title(blocks: list[list[Line]], marked: bool) -> None:
     if len(b0) < 2:
         return
     nxt = b0[1]
-    if marked or len(nxt.hemi_words) >= 2 or nxt.soft or _rhymes_with_none(first, b0[1:4]):
+    if marked or len(nxt.halves) >= 2 or _rhymes_with_none(first, b0[1:4]):
         b0.pop(0)
 
 
