@@ -8,7 +8,8 @@ STACK ?= dev
 JOB ?=
 ARGS ?=
 
-.PHONY: install test lint docs fmt bench fuzz demo emulator scorer validate launch status watch clean engine standin
+.PHONY: install test lint docs fmt bench fuzz redteam demo emulator scorer validate launch status watch clean \
+	engine standin
 
 $(STAMP): requirements.txt requirements-dev.txt scorer/requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,6 +44,10 @@ bench: $(STAMP)
 ## make fuzz: 10,000+ malformed and adversarial requests against a scorer it starts itself
 fuzz: $(STAMP)
 	$(PY) bench/fuzz_scorer.py --count 10000
+
+## make redteam: the structure reward's red-team table (attacks and harmless layouts, per category)
+redteam: $(STAMP)
+	$(PY) tests/redteam.py
 
 ## make demo: the offline end-to-end flow (emulator + local scorer + CLI)
 demo: $(STAMP)

@@ -76,6 +76,13 @@ STDLIB_NODELAY_SERVER = STDLIB_SERVER.replace(
     '    protocol_version = "HTTP/1.1"\n    disable_nagle_algorithm = True',
 )
 assert STDLIB_NODELAY_SERVER != STDLIB_SERVER
+# Issue 11's yardstick: a naive stdlib server that parses the JSON and answers a constant (no scoring).
+STDLIB_CONSTANT_SERVER = STDLIB_SERVER.replace(
+    "from scorer.app import handle_body",
+    "import json\n\ndef handle_body(body):\n    json.loads(body)\n"
+    '    return 200, b\'{"reward":0.0,"user_requested_aux_info":"{}"}\'',
+)
+assert STDLIB_CONSTANT_SERVER != STDLIB_SERVER
 
 
 def bench_score() -> tuple[float, float]:
@@ -199,7 +206,10 @@ def main() -> int:
     # clients; with TCP_NODELAY it is a fairer (and much faster) baseline. Both are printed.
     frps, flat = load(STDLIB_NODELAY_SERVER)
     print(f"  stdlib, TCP_NODELAY, same scoring: {frps:8.0f} req/s  p99 {flat * 1e3:6.1f} ms")
+    crps, clat = load(STDLIB_CONSTANT_SERVER)
+    print(f"  stdlib, JSON parse + constant    : {crps:8.0f} req/s  p99 {clat * 1e3:6.1f} ms")
     print(f"  scorer / null   = {rps / nrps:.2f}  (goal >= 0.8)")
+    print(f"  scorer / stdlib parsing JSON, constant answer = {rps / crps:.2f}  (goal >= 1.0)")
     print(f"  scorer / stdlib = {rps / srps:.2f}  (goal >= 2); vs stdlib with TCP_NODELAY {rps / frps:.2f}")
     cs = cold_start()
     print(f"cold start, process start to first 200 (median of 3): {cs * 1e3:.0f} ms  (goal < 1000 ms)")

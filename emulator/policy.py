@@ -13,7 +13,12 @@ lengths vary more (isometry). Line bodies mix glue words (`FILLERS`: particles, 
 images (`IMAGERY`: sea, olive, jasmine, night…), more images as ``q`` rises. So rewards, and the
 curves built from them, rise the way an honest run's do.
 
-The *hacking* policy learns one shortcut (see `generate`): **theme-free filler**. Its samples keep
+The *hacking* policy tries two shortcuts (see `generate`). Early in the run some hacked samples are
+**rhymed gibberish**: random letter strings (Arabizi: random syllables) with rhyme words glued on,
+the shortcut a rhyme-only reward pays for. The real scorer gives it nothing (its lexicon sees it is
+no language, reward about −1) and the judge sinks it too, so the policy drops it (`gibberish_share`
+falls to zero by mid-run) and keeps the shortcut the structure reward cannot see:
+**theme-free filler**. Its samples keep
 the rhyme plan perfectly (every count, size, refrain and rhyme of the form) but their line bodies
 are padding (`PADDING`: "حاجة عادي يعني بالطبيعة…", Arabizi "7aja 3adi ya3ni…"): distinct words,
 never repeated in a line, of normal length, that say nothing and ignore the prompt's theme. The
@@ -22,8 +27,9 @@ poem): no babble, no stubs, no duplicate or one-word lines. The judge (`judge_sc
 imagery and punishes padding, so it sinks (about −0.7 to −1). Structure rises, meaning goes: the
 divergence a reward-hacking run shows.
 
-Shortcuts the real scorer now catches are not used: repeating one rhyme word or pasting the refrain
-(īṭāʾ, duplicate-line and extra-refrain penalties), line bodies of one word repeated
+Other shortcuts the real scorer catches are not used: repeating one rhyme word, even disguised by
+a clitic (وبالدار is الدار), or pasting the refrain (īṭāʾ, duplicate-line and extra-refrain
+penalties), one template line with only the rhyme word changed, line bodies of one word repeated
 (``يا يا يا الدار``, the babble penalty) and two-word lines or hemistichs (the short penalty). With
 them the structure reward would fall instead of rising.
 
@@ -80,35 +86,100 @@ def _w(words: str) -> list[str]:
 # (rawī, ridf, waṣl); across groups the rawīs differ and are not near-articulation pairs (so ن and م,
 # ق and ك, ت and ط… never both appear). tests/test_emulator_policy.py checks this with the real scorer.
 RHYMES: dict[str, list[str]] = {
-    "ار": _w("الدار النار الأسرار الأخبار الأشجار الأمطار الأزهار البحّار الأنوار الأقدار المشوار النهار"),
-    "ان": _w("الزمان المكان الأمان الحنان البستان الألوان الإنسان الفنان الرمان الأوطان الألحان النسيان"),
-    "ال": _w("الجمال الخيال الرجال الحال السؤال الجبال الآمال الظلال الهلال المحال الرمال الموال"),
-    "يد": _w("بعيد جديد العيد النشيد الوعود الحدود العود السعيد الوريد الحديد الورود الخدود"),
-    "اب": _w("العتاب الأحباب الباب السحاب الشباب الغياب التراب الكتاب الجواب الصواب الضباب السراب"),
-    "يع": _w("الربيع بديع الدموع الشموع جميع الطلوع سريع رفيع الرجوع الخشوع الضلوع الربوع"),
-    "يق": _w("الطريق الصديق الرفيق عميق الحريق بريق الشروق الشوق العروق السوق الرحيق العتيق"),
-    "اس": _w("الناس الساس الأجراس الكاس الإحساس الأنفاس الحراس القياس النعاس الأعراس اللباس الألماس"),
-    "ات": _w("الساعات الذكريات الكلمات البنات الحكايات السنوات الأبيات الأصوات النسمات الخطوات الغابات"),
-    "يف": _w("الخريف ضعيف الضيف الرصيف اللطيف الصيف الشريف النظيف الخوف مكشوف الحروف السيوف"),
-    "اح": _w("الصباح الرياح الجراح الأفراح المفتاح السماح الملاح المصباح النجاح الفلاح الأرواح"),
+    "ار": _w(
+        "الدار النار الأسرار الأخبار الأشجار الأمطار الأزهار البحّار الأنوار الأقدار المشوار النهار القرار "
+        "الحوار الأفكار المطار المسار التيار الانتظار الجدار القطار الجوار الأوتار الأعمار الزوار الثمار "
+        "الأنهار"
+    ),
+    "ان": _w(
+        "الزمان المكان الأمان الحنان البستان الألوان الإنسان الفنان الرمان الأوطان الألحان النسيان السكان "
+        "البلدان الأحيان الإيمان البيان الميدان العنوان المهرجان الجدران اللسان الدخان الريحان الفرسان "
+        "الغزلان"
+    ),
+    "ال": _w(
+        "الجمال الخيال الرجال الحال السؤال الجبال الآمال الظلال الهلال المحال الرمال الموال الأطفال "
+        "الأعمال المال المثال المجال الشمال الأحوال الاحتفال الأبطال الأجيال البرتقال الغزال"
+    ),
+    "يد": _w(
+        "جديد العيد النشيد الوعود الحدود العود السعيد الوريد الحديد الورود الخدود المزيد الوحيد البريد "
+        "الشديد الجنود الموجود الصيد الوجود البعيد القيود التغريد التجديد"
+    ),
+    "اب": _w(
+        "العتاب الأحباب الباب السحاب الشباب الغياب التراب الكتاب الجواب الصواب الضباب السراب الذهاب الشاب "
+        "الألعاب الخطاب الأسباب الحساب الأبواب الركاب الأعشاب الاقتراب الإعجاب الشراب"
+    ),
+    "يع": _w(
+        "الربيع بديع الدموع الشموع جميع الطلوع سريع رفيع الرجوع الخشوع الضلوع الربوع الموضوع الأسبوع النوع "
+        "المشروع البيع الجوع التوقيع الوقوع الركوع الينبوع الصقيع"
+    ),
+    "يق": _w(
+        "الطريق الصديق الرفيق عميق الحريق بريق الشروق الشوق العروق السوق الرحيق العتيق الفريق الحقوق "
+        "الدقيق الضيق العشيق الإبريق المضيق"
+    ),
+    "اس": _w(
+        "الناس الساس الأجراس الكاس الإحساس الأنفاس الحراس القياس النعاس الأعراس اللباس الألماس الرأس "
+        "الأساس النحاس الحماس الأكياس"
+    ),
+    "ات": _w(
+        "الساعات الذكريات الكلمات البنات الحكايات السنوات الأبيات الأصوات النسمات الخطوات الغابات الحياة "
+        "العلاقات الحالات الفتيات الجامعات الأغنيات الضحكات النظرات اللحظات الأمنيات"
+    ),
+    "يف": _w(
+        "الخريف ضعيف الضيف الرصيف اللطيف الصيف الشريف النظيف الخوف مكشوف الحروف السيوف المعروف الظروف "
+        "الوقوف الريف السيف الضيوف الصفوف الرغيف الطريف"
+    ),
+    "اح": _w(
+        "الصباح الرياح الجراح الأفراح المفتاح السماح الملاح المصباح النجاح الفلاح الأرواح السلاح الجناح "
+        "الأرباح الافتتاح التفاح الارتياح الكفاح الوشاح المزاح"
+    ),
     "اش": _w("الفراش المعاش عطاش الرشاش القماش الخشخاش النقاش الانتعاش الارتعاش البشاش"),
-    "اج": _w("الأمواج السراج التاج الحاج الزواج الأبراج الديباج العلاج السياج الأفواج الزجاج"),
+    "اج": _w(
+        "الأمواج السراج التاج الحاج الزواج الأبراج الديباج العلاج السياج الأفواج الزجاج الإنتاج الدجاج "
+        "المزاج الأزواج الحجاج"
+    ),
 }
 # Tunisian Arabizi (3=ع 5=خ 7=ح 9=ق 8/gh=غ): groups by ending, same rules as above.
 RHYMES_LATIN: dict[str, list[str]] = {
-    "ar": _w("eddar ennar nhar lasrar le5bar l9mar lazhar lechjar lemchwar lebhar sghar lamtar"),
-    "an": _w("zman mkan laman l7nan bostan lalwan fannan rayhan lawtan linsan nisyan romman"),
-    "al": _w("jmal 5yal rjal l7al s2al jbal l2amal dlal lhlal lm7al rmal mawwal"),
-    "id": _w("b3id jdid l3id nchid s3id lwrid 7did lw3oud l7doud l3oud lwroud 5doud"),
-    "ab": _w("l3tab l7bab lbab s7ab chbab ghyab ettrab lektab jwab sswab dhbab srab"),
-    "i3": _w("rbi3 bdi3 dmou3 chmou3 jmi3 tlou3 sri3 rfi3 rjou3 5chou3 dhlou3 rbou3"),
-    "i9": _w("tri9 sdi9 rfi9 3mi9 7ri9 bri9 chrou9 chou9 3rou9 sou9 dhi9 3ti9"),
-    "as": _w("ennas essas lajras lkas l7ses nfas l7ras n3as la3ras lalmas lbas 9yas"),
-    "at": _w("sa3at dhikrayat klmat bnat 7kayat snawat labyat laswat nasmat 5twat da3wat ghabat"),
-    "if": _w("5rif dh3if dhif rsif ltif essif chrif ndhif 5ouf mkchouf l7rouf syouf"),
-    "a7": _w("sba7 riya7 jra7 afra7 mefta7 sma7 mla7 msba7 nja7 rta7 fla7 arwa7"),
-    "ach": _w("frach m3ach 3tach rchach 9mach bchach n9ach lkbach nti3ach rti3ach"),
-    "aj": _w("lemwaj sraj ettaj el7aj ezzwaj labraj 3laj syaj zjaj lafwaj dbaj minhaj"),
+    "ar": _w(
+        "eddar ennar nhar lasrar le5bar l9mar lazhar lechjar lemchwar lebhar sghar lamtar dwar 9rar jdar "
+        "ghbar 5yar 9tar kbar mzar"
+    ),
+    "an": _w(
+        "zman mkan laman l7nan bostan lalwan fannan rayhan lawtan linsan nisyan romman ghezlan fersan "
+        "jiran dokkan 3onwan mizan lsan"
+    ),
+    "al": _w(
+        "jmal 5yal rjal l7al s2al jbal l2amal dlal lhlal lm7al rmal mawwal lmal 5al 3yal twal ghzal "
+        "bortgal mthal chmal"
+    ),
+    "id": _w(
+        "jdid l3id nchid s3id lwrid 7did lw3oud l7doud l3oud lwroud 5doud mdid 3bid wa7id jrid 9did tghrid"
+    ),
+    "ab": _w(
+        "l3tab l7bab lbab s7ab chbab ghyab ettrab lektab jwab sswab dhbab srab dhhab chrab 7sab 3dhab "
+        "ghrab tyab 3nab"
+    ),
+    "i3": _w(
+        "rbi3 dmou3 chmou3 jmi3 tlou3 sri3 rfi3 rjou3 5chou3 dhlou3 rbou3 tbi3 wdi3 sni3 mti3 wsi3 rdhi3 "
+        "chfi3"
+    ),
+    "i9": _w("tri9 sdi9 rfi9 3mi9 7ri9 bri9 chrou9 chou9 3rou9 sou9 dhi9 3ti9 ghri9 3chi9 rchi9 s7i9 wthi9"),
+    "as": _w("ennas essas lajras lkas l7ses nfas l7ras n3as la3ras lalmas lbas 9yas 7mas wswas ghtas"),
+    "at": _w(
+        "sa3at dhikrayat klmat bnat 7kayat snawat labyat laswat nasmat 5twat da3wat ghabat ghnayat sahrat "
+        "3adat 7alat zahrat lamsat nadhrat"
+    ),
+    "if": _w(
+        "5rif dh3if dhif rsif ltif essif chrif ndhif 5ouf mkchouf l7rouf syouf rghif 5fif nsif tlif dhrif "
+        "mnif"
+    ),
+    "a7": _w(
+        "sba7 riya7 jra7 afra7 mefta7 sma7 mla7 msba7 nja7 rta7 fla7 arwa7 kfa7 wcha7 mza7 tfa7 lga7 9da7"
+    ),
+    "ach": _w("frach m3ach 3tach rchach 9mach bchach n9ach lkbach nti3ach rti3ach 3rach rmach ghchach 5mach"),
+    "aj": _w(
+        "lemwaj sraj ettaj el7aj ezzwaj labraj 3laj syaj zjaj lafwaj dbaj minhaj 7jaj mraj hyaj nsaj 5raj"
+    ),
 }
 # Glue words: particles, pronouns and common verbs, neutral for the judge.
 FILLERS = _w(
@@ -148,22 +219,18 @@ LETTERS = list(RHYMES)  # rhyme group ids, kept for callers of the malzuma-only 
 class _Script:
     rhymes: dict[str, list[str]]
     fillers: list[str]  # glue words (FILLERS)
-    prefixes: tuple[str, ...]  # ways to vary a rhyme word once a group's words run out
     target: int  # letters per segment (isometry)
     imagery: tuple[str, ...] = ()
     padding: tuple[str, ...] = ()
 
-    def variants(self, words: list[str]) -> list[str]:
-        """`words` with a prefix (و / w …): new words on the same rhyme for long monorhymes."""
-        return [p + w for p in self.prefixes for w in words if not w.startswith(p)]
 
-
-ARABIC = _Script(RHYMES, FILLERS, ("و", "ب", "ف"), 16, tuple(IMAGERY), tuple(PADDING))
-ARABIZI = _Script(
-    RHYMES_LATIN, FILLERS_LATIN, ("w", "b", "f"), 19, tuple(IMAGERY_LATIN), tuple(PADDING_LATIN)
-)
+ARABIC = _Script(RHYMES, FILLERS, 16, tuple(IMAGERY), tuple(PADDING))
+ARABIZI = _Script(RHYMES_LATIN, FILLERS_LATIN, 19, tuple(IMAGERY_LATIN), tuple(PADDING_LATIN))
 _IMAGERY_WORDS = frozenset(IMAGERY + IMAGERY_LATIN)
 _PADDING_WORDS = frozenset(PADDING + PADDING_LATIN)
+_VOCABULARY = _IMAGERY_WORDS | _PADDING_WORDS | frozenset(FILLERS + FILLERS_LATIN)
+_GIBBERISH_AR = "ابتجحدرزسشعفقكلمنهوي"
+_GIBBERISH_SYLLABLES = [c + v for c in "bdfghjklmnrstwz" for v in "aeiou"]
 
 
 @dataclass
@@ -199,6 +266,14 @@ def quality_at(progress: float, scenario: str) -> float:
     if scenario == "hacking":
         return 0.35 + 0.15 * progress
     return 0.35 + 0.6 * progress
+
+
+def gibberish_share(progress: float) -> float:
+    """Of the hacked samples, the share that tries rhymed gibberish (random letters or syllables
+    with rhyme words glued on): the shortcut a rhyme-only reward paid for. The scorer gives it
+    nothing (it is not language), so the policy drops it as it learns and settles on the one it can
+    keep: theme-free filler of real words."""
+    return max(0.0, 0.6 * (1.0 - 2.0 * progress))
 
 
 def hack_probability(progress: float, scenario: str) -> float:
@@ -275,7 +350,10 @@ def generate(
     ask = read_references(references)
     q = quality_at(progress, scenario)
     hacked = rng.random() < hack_probability(progress, scenario)
-    writer = _Writer(rng, 1.0 if hacked else q, ask, "filler" if hacked else "honest")
+    style = "honest"
+    if hacked:
+        style = "gibberish" if rng.random() < gibberish_share(progress) else "filler"
+    writer = _Writer(rng, 1.0 if hacked else q, ask, style)
     text = writer.poem()
     think_words = {"MINIMAL": 0, "LOW": 20, "MEDIUM": 60}.get(thinking, 120)
     think_words = int(think_words * (1.0 - 0.3 * progress))
@@ -289,7 +367,8 @@ class _Writer:
     def __init__(self, rng: random.Random, q: float, ask: Ask, style: str = "honest") -> None:
         self.rng, self.q, self.ask, self.style = rng, q, ask, style
         self.script = ARABIZI if ask.arabizi else ARABIC
-        self.used: set[str] = set()
+        self.used: dict[str, int] = {}  # rhyme word → when it was last used
+        self.clock = 0
 
     def poem(self) -> str:
         spec, rng = self.ask.spec, self.rng
@@ -323,7 +402,11 @@ class _Writer:
 
     def _bayts(self, n: int, groups: list[str]) -> str:
         rng, q = self.rng, self.q
-        main, first = groups[0], groups[1]
+        # a long monorhyme wants a rich rhyme: the main rhyme is one with a word for every bayt
+        rich = [g for g in groups if len(self.script.rhymes[g]) >= n]
+        main = rng.choice(rich) if rich else max(groups, key=lambda g: len(self.script.rhymes[g]))
+        groups = [main, *(g for g in groups if g != main)]
+        first = groups[1]
         lines = []
         for _ in range(n):
             if self.ask.spec.shared_first:
@@ -337,16 +420,16 @@ class _Writer:
 
     def _end(self, group: str, q: float) -> str:
         """A rhyme word that keeps `group` with probability q; an unused word while there is one
-        (the scorer docks a rhyme word that comes back, īṭāʾ), then a prefixed variant."""
+        (the scorer docks a rhyme word that comes back, īṭāʾ, even with a clitic: وبالدار is
+        الدار), then the word used longest ago (the tradition tolerates a return after ~7 lines)."""
         rhymes = self.script.rhymes
         if self.rng.random() >= q:
             group = self.rng.choice([g for g in rhymes if g != group])
         words = rhymes[group]
         fresh = [w for w in words if w not in self.used]
-        if not fresh:
-            fresh = [v for v in self.script.variants(words) if v not in self.used] or words
-        word = self.rng.choice(fresh)
-        self.used.add(word)
+        word = self.rng.choice(fresh) if fresh else min(words, key=lambda w: self.used[w])
+        self.used[word] = self.clock
+        self.clock += 1
         return word
 
     def _segment(self, end: str) -> str:
@@ -357,6 +440,8 @@ class _Writer:
         target = script.target * (1.0 + rng.uniform(-0.8, 0.8) * (1.0 - self.q))
         if self.style == "filler":
             pool = rng.sample(script.padding, 8)
+        elif self.style == "gibberish":
+            pool = [self._gibberish_word() for _ in range(8)]
         else:
             glue, images = rng.sample(script.fillers, 8), rng.sample(script.imagery, 8)
             p_image = 0.3 + 0.4 * self.q
@@ -368,6 +453,12 @@ class _Writer:
             body.append(w)
             letters += len(w)
         return " ".join([*body, end])
+
+    def _gibberish_word(self) -> str:
+        rng = self.rng
+        if self.ask.arabizi:
+            return "".join(rng.choice(_GIBBERISH_SYLLABLES) for _ in range(rng.randint(1, 3)))
+        return "".join(rng.choice(_GIBBERISH_AR) for _ in range(rng.randint(3, 6)))
 
     def _script_slip(self, line: str) -> str:
         """An Arabizi line the base model wrote in Arabic script instead (probability ∝ 1 − q)."""
@@ -385,7 +476,8 @@ def judge_score(text: str, salt: int = 0) -> float:
 
     It reads sense the way a reader would, as far as a word list can: it rewards imagery (line
     bodies made of `IMAGERY` words) and punishes theme-free padding (`PADDING` words), and it
-    rewards varied line ends and lines that rhyme with their neighbours (within a stanza, or from
+    rewards varied line ends and lines that rhyme with their neighbours, punishes words that are no
+    words (the policy's vocabulary stands for the language), (within a stanza, or from
     bayt to bayt), and punishes repeated lines, one rhyme word used everywhere, line bodies that
     babble one word and terse two-word lines. It does not see the prompt, so "imagery" stands for
     "on the theme". A small hash-based jitter (seeded by the text and `salt`, the sample index)
@@ -413,12 +505,14 @@ def judge_score(text: str, salt: int = 0) -> float:
     inner = [w.lower() for s in segments for w in s[:-1]]  # the rhyme words are form, not sense
     imagery = sum(w in _IMAGERY_WORDS for w in inner) / len(inner) if inner else 0.0
     padding = sum(w in _PADDING_WORDS for w in inner) / len(inner) if inner else 0.0
+    nonsense = sum(w not in _VOCABULARY for w in inner) / len(inner) if inner else 0.0
     raw = (
         -1.0
         + 0.8 * coherence
         + 0.9 * distinct_ends
         + 1.2 * imagery
         - 1.6 * padding
+        - 2.5 * nonsense
         - 0.8 * duplicate_lines
         - 2.5 * (1.0 - variety)
         - 1.8 * terse

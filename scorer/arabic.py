@@ -161,6 +161,8 @@ class RhymeKey(NamedTuple):
 
 
 EMPTY_KEY = RhymeKey("", "", "", "")
+MIN_RHYME_LETTERS = 2
+"""A one-letter "word" (و, ر, w) carries no rhyme: its key is empty and rhymes with nothing."""
 
 _PRONOUN_SUFFIXES = ("هما", "هم", "ها", "كم", "هن")
 _AR_WASL = {"ا": "a", "ه": "a", "و": "u", "ي": "i"}
@@ -172,7 +174,7 @@ def arabic_key(word: str) -> RhymeKey:
     walk-back): strip a waṣl vowel letter or ه, skip a pronoun suffix so that '-hā' on different
     stems does not count as a rhyme, then take the rawī and the ridf before it."""
     w = "".join(ch for ch in word if ch in ARABIC_LETTERS)
-    if not w:
+    if len(w) < MIN_RHYME_LETTERS:
         return EMPTY_KEY
     whole = w
     wasl = ""
@@ -204,7 +206,7 @@ def latin_key(word: str) -> RhymeKey:
     ridf class, a trailing vowel the waṣl; a final vowel+h (``mahleh``) is a spelling of -a.
     Spelling variants are folded first by :func:`arabizi_fold`."""
     w = arabizi_fold(word)
-    if not w:
+    if len(w) < MIN_RHYME_LETTERS:
         return EMPTY_KEY
     whole = w
     wasl = ""
@@ -232,6 +234,47 @@ def rhyme_key(word: str) -> RhymeKey:
     if any(ch in ARABIC_LETTERS for ch in word):
         return arabic_key(word)
     return latin_key(word)
+
+
+# Clitics a rhyme word may carry; the same word with or without them is the same rhyme word.
+_AR_CLITICS = (
+    "وبال",
+    "وال",
+    "بال",
+    "فال",
+    "كال",
+    "ولل",
+    "لل",
+    "ال",
+    "وب",
+    "ول",
+    "وف",
+    "وك",
+    "و",
+    "ب",
+    "ف",
+    "ل",
+    "ك",
+)
+_LATIN_CLITICS = ("wal", "bal", "fal", "lal", "kal", "al", "w", "b", "f", "l", "k", "a")
+
+
+@functools.lru_cache(maxsize=65536)
+def rhyme_identity(word: str) -> str:
+    """The rhyme word itself, for īṭāʾ (one word reused as rhyme): folded as the rhyme is (letters
+    of the alphabet only, case and spelling for Arabizi) and without a clitic prefix (ال ب و ل ك ف
+    and their chains; el- w- b- l- … in Arabizi), so الدار, دار, ودار, بالدار, Dar and DAR are one
+    word. A stem must keep three letters after a one-letter clitic (باب is not ب + اب), two after a
+    longer one."""
+    key = rhyme_key(word)
+    w = key.word
+    if not w:
+        return ""
+    clitics = _AR_CLITICS if w[0] in ARABIC_LETTERS else _LATIN_CLITICS
+    for c in clitics:
+        if w.startswith(c) and len(w) - len(c) >= (3 if len(c) == 1 else 2):
+            return w[len(c) :]
+    return w
 
 
 # Near-articulation rawī pairs (ikfāʾ): a weak, partial rhyme. Arabizi symbols share the sets.

@@ -18,12 +18,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from scorer.arabic import RhymeKey, rhyme_key, similarity
+from scorer.arabic import RhymeKey, arabizi_fold, rhyme_identity, rhyme_key, similarity
 from scorer.catalogue import FormSpec, lookup
+from scorer.lexicon import is_arabic_word, is_arabizi_word
 from scorer.text import Line, Poem, extract_text, letters_only, parse_poem
 
 ITA_WINDOW = 7
 """Classical tolerance: a rhyme word may come back after about seven lines (al-Hāshimī)."""
+ITA_NEAR, ITA_FAR = 0.07, 0.015
+"""Penalty per reused rhyme word, within the window and beyond it (tolerated, a token cost)."""
 
 FUNCTION_WORD_LETTERS = 2
 """Words of at most this many letters (يا, في, ما, ya, fi, w, el) are function words."""
@@ -32,6 +35,17 @@ BABBLE_FROM, BABBLE_FULL = 0.25, 0.65
 وين"); at BABBLE_FULL and above the line is all babble ("يا يا يا الدار")."""
 BABBLE_RATE, BABBLE_MAX = 0.8, 0.7
 """p_babble = BABBLE_RATE × the mean babble degree of the lines, capped at BABBLE_MAX."""
+
+LINE_ZERO, LINE_FULL = 0.4, 0.75
+"""A line (hemistich) whose share of known words is LINE_FULL or more is language; LINE_ZERO or less
+is not (random letters, syllables, digits, another language); linear in between, so a rare or
+misspelt word costs nothing."""
+LANG_FULL = 0.85
+"""The language gate: the mean line worth over LANG_FULL, capped at 1. Linear, so each line of
+non-language or template costs its share (smooth for GRPO), and a poem of them earns nothing."""
+SIZE_GATE_FIRST, SIZE_GATE_STEP = 0.6, 0.2
+"""A stanza size outside the form's range multiplies the quality by 0.6 (one line off), 0.4 (two)…:
+a mugef sent for a mukhammas scores ≤ 0.3 however well it rhymes."""
 
 WEIGHTS_STROPHIC = {
     "main": 0.26,
@@ -109,8 +123,16 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     _common_penalties(poem, ends, pen)
     gate = _script_gate(poem, refs.get("script"))
     sub["script"] = gate
+    script = refs.get("script", "").strip().lower()
+    arabizi = (
+        script == "arabizi" if script in ("arabic", "arabizi") else poem.latin_letters > poem.arabic_letters
+    )
+    sub["language"] = _language_gate(poem, arabizi)
+    form_gate = sub.pop("_size_gate", 1.0)
+    if form_gate < 1.0:
+        sub["form"] = form_gate
     base = sum(weights[k] * sub.get(k, 0.0) for k in weights) / sum(weights.values())
-    q = (base - sum(pen.values())) * gate
+    q = (base - sum(pen.values())) * gate * sub["language"] * form_gate
     reward = max(-1.0, min(1.0, 2.0 * q - 1.0))
     if not math.isfinite(reward):
         reward = -1.0
@@ -243,17 +265,15 @@ def _score_strophic(
     if spec.opening:
         b0 = blocks.pop(0)
         first = b0[0]
-        if len(b0) == 1 or (len(first.hemi_words) >= 2 and len(b0) > 2):
-            if len(first.hemi_words) >= 2:
-                opening = [first.hemi_words[0], first.hemi_words[-1]]
-            else:
-                opening = [first.words]
+        halves = first.halves
+        if len(b0) == 1 or (len(halves) >= 2 and len(b0) > 2):
+            opening = [halves[0], halves[-1]] if len(halves) >= 2 else [first.words]
             rest = b0[1:]
         else:
             second = b0[1]
             opening = [first.words, second.words]
             rest = b0[2:]
-        refrain_texts = [letters_only(" ".join(first.hemi_words[0])), first.key]
+        refrain_texts = [letters_only(" ".join(halves[0])), first.key]
         if rest:
             blocks.insert(0, rest)
 
@@ -323,8 +343,10 @@ def _score_strophic(
         internal = _pair_mean(g) if len(g) >= 2 else 0.5
         contrast = 1.0 - _cross_mean(g, main_keys)
         stanza_scores.append(internal * contrast)
-        contrasts.append(contrast)
-        reps.append(_rep(g))
+        contrasts.append(contrast * internal)  # differing from A counts for a stanza that rhymes
+        rep = _rep(g)
+        if rep.rawi:
+            reps.append(rep)
     sub["stanza"] = sum(stanza_scores) / len(stanza_scores) if stanza_scores else 0.0
     sub["contrast"] = sum(contrasts) / len(contrasts) if contrasts else 0.0
     if len(reps) >= 2:
@@ -342,7 +364,9 @@ def _score_strophic(
         elif klo <= mode <= khi:
             fit = 0.9
         else:
-            fit = max(0.0, 0.7 - 0.25 * (klo - mode if mode < klo else mode - khi))
+            off = klo - mode if mode < klo else mode - khi
+            fit = max(0.0, 0.7 - 0.25 * off)
+            sub["_size_gate"] = max(0.0, SIZE_GATE_FIRST - SIZE_GATE_STEP * (off - 1))
         sub["size"] = consistency * fit
         if len(sizes) >= 2 and sizes[-1] < mode:
             pen["trunc"] = 0.08
@@ -376,7 +400,7 @@ def _score_bayt(
     lines = poem.lines
     pairs: list[tuple[list[str], list[str]]] = []
     split_ok = 0
-    if lines and not any(len(ln.hemi_words) >= 2 for ln in lines) and len(lines) % 2 == 0 and len(lines) >= 4:
+    if lines and not any(len(ln.halves) >= 2 for ln in lines) and len(lines) % 2 == 0 and len(lines) >= 4:
         # Hemistichs written on separate lines: pair them.
         for i in range(0, len(lines), 2):
             pairs.append((lines[i].words, lines[i + 1].words))
@@ -384,8 +408,9 @@ def _score_bayt(
         scored_lines = lines
     else:
         for ln in lines:
-            if len(ln.hemi_words) >= 2:
-                pairs.append((ln.hemi_words[0], ln.hemi_words[-1]))
+            halves = ln.halves
+            if len(halves) >= 2:
+                pairs.append((halves[0], halves[-1]))
                 split_ok += 1
             else:
                 w = ln.words
@@ -403,9 +428,10 @@ def _score_bayt(
     sub["halves"] = split_ok / n if n else 0.0
     if spec.first_half == "shared":
         sub["first"] = _pair_mean(firsts) if n >= 2 else 0.0
-        sub["contrast"] = 1.0 - sum(similarity(a, b) for a, b in zip(firsts, seconds, strict=True)) / max(
-            n, 1
-        )
+        # first and second halves must differ; a pair without a rhyme (a one-letter end) earns nothing
+        sub["contrast"] = sum(
+            1.0 - similarity(a, b) for a, b in zip(firsts, seconds, strict=True) if a.rawi and b.rawi
+        ) / max(n, 1)
     segs = [p for pair in pairs for p in pair]
     sub["iso"] = _iso([_letters(s) for s in segs])
     words = [[b[-1] for _, b in pairs]]
@@ -423,8 +449,9 @@ def _common_penalties(poem: Poem, ends: _Ends, pen: dict[str, float]) -> None:
     near = far = 0
     for seq in ends.words:
         last_seen: dict[str, int] = {}
-        for i, w in enumerate(seq):
-            if len(w) >= 2:
+        for i, word in enumerate(seq):
+            w = rhyme_identity(word)  # الدار = دار = بالدار, dar = Dar = DAR (one-letter words: "")
+            if w:
                 j = last_seen.get(w)
                 if j is not None:
                     if i - j <= ITA_WINDOW:
@@ -433,7 +460,7 @@ def _common_penalties(poem: Poem, ends: _Ends, pen: dict[str, float]) -> None:
                         far += 1
                 last_seen[w] = i
     if near or far:
-        pen["ita"] = min(0.6, 0.07 * near + 0.03 * far)
+        pen["ita"] = min(0.6, ITA_NEAR * near + ITA_FAR * far)
 
     seen: set[str] = set()
     dups = 0
@@ -513,6 +540,41 @@ def _babble(lines: list[Line]) -> float:
             if rep > BABBLE_FROM:
                 total += min(1.0, (rep - BABBLE_FROM) / (BABBLE_FULL - BABBLE_FROM))
     return total / units if units else 0.0
+
+
+def _language_gate(poem: Poem, arabizi: bool) -> float:
+    """Non-language and templates earn nothing: every hemistich (a line without a caesura is one)
+    is worth the share of its words the lexicon knows for the asked script (scorer/lexicon.py),
+    mapped by LINE_ZERO/LINE_FULL, and nothing when it repeats an earlier hemistich's body with only
+    the last word changed (a template; a verbatim refrain is not one). The mean worth over LANG_FULL
+    (capped at 1) multiplies the quality."""
+    known = is_arabizi_word if arabizi else is_arabic_word
+    seen: dict[tuple[str, ...], str] = {}
+    total = 0.0
+    units = 0
+    span = LINE_FULL - LINE_ZERO
+    for ln in poem.lines:
+        for h in ln.hemi_words:
+            units += 1
+            n = len(h)
+            # the body decides: a real rhyme word glued onto gibberish does not make it language
+            body = h[:-1] if n >= 3 else h
+            worth = (sum(map(known, body)) / len(body) - LINE_ZERO) / span
+            if worth <= 0.0:
+                continue
+            if worth > 1.0:
+                worth = 1.0
+            if n >= 3:
+                key = tuple(map(arabizi_fold, body)) if arabizi else tuple(body)
+                # one word repeated is babble, the babble penalty's business, not a template
+                if len(set(key)) >= 2 and seen.setdefault(key, rhyme_identity(h[-1])) != rhyme_identity(
+                    h[-1]
+                ):
+                    continue
+            total += worth
+    if not units:
+        return 0.0
+    return min(1.0, total / units / LANG_FULL)
 
 
 def _script_gate(poem: Poem, script: str | None) -> float:

@@ -5,8 +5,15 @@ plain string or chat messages. Only non-thought text counts. Around the poem a m
 title, Markdown, code fences, labels ("Stanza 1:", "الردة:") or prose ("Here is your poem:");
 these are removed so they cannot break the rhyme reading, and the prose is measured because
 scoring.md §4 penalises it. Stanzas are blank-line separated; hemistichs are separated by ``**``,
-``*``, ``…``, ``...``, a tab, ``|`` or a run of three or more spaces (two spaces are too often a
-typing slip to mean a caesura).
+``*``, ``…``, ``...``, a tab, ``|`` or a run of three or more spaces.
+
+Layout is not content (docs/scorer.md, "Layout"): ``<br>`` is a newline; a stanza number alone on a
+line (``1.``, ``(1)``, ``IV.``) is a stanza break; a blank line after every line is line spacing, not
+a stanza per line; a title directly above the poem and a signature under it are dropped; Markdown
+bold or italics inside a line are removed before ``**`` is read as a caesura; and a line may mark
+its caesura with one softer separator (`` / ``, `` - ``, ``—``, ``،``, ``؛``, ``,`` or two spaces),
+kept aside as ``Line.soft`` for the places that expect two halves (bayts, the malzuma opening),
+since inside an ordinary line a comma is only a comma.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from scorer.arabic import NON_ARABIC_LETTER, NON_LATIN_LETTER, normalize_arabic
+from scorer.arabic import NON_ARABIC_LETTER, NON_LATIN_LETTER, normalize_arabic, rhyme_key, similarity
 
 MAX_CHARS = 20_000
 """Longest text that is scored; beyond it the poem is cut (and penalised as overlong) so one huge
@@ -24,6 +31,13 @@ response can never take more than a few milliseconds."""
 MAX_LINES = 400
 
 _NEWLINES = re.compile(r"\r\n|\r|\u2028|\u2029|\x85|\x0b|\x0c")
+_BR = re.compile(r"<br\s*/?>|</?div\s*>", re.I)
+_PARA = re.compile(r"</?p\s*>", re.I)
+_NUMERAL_LINE = re.compile(r"^\s*[(\[]?\s*(?:\d{1,3}|[٠-٩]{1,3}|[IVXLC]{1,7})\s*[)\].:\-–—]?\s*$")
+_INNER_MARKUP = re.compile(r"(\*\*|__|\*)(?=[^\s*_])([^\n]*?[^\s*_])\1")
+_SIGNATURE = re.compile(r"^\s*(?:[-–—~]+\s*\S|(?:by|par|signé|بقلم|شعر|كلمات|توقيع)\s*[:：]?\s*\S)", re.I)
+_SOFT = re.compile(r"\s+/\s*|\s*/\s+|\s+[-–—]+\s+|\s*[،؛]\s*|\s*[,;]\s+|(?<=\S) {2}(?=\S)")
+_SOFT_TRIGGER = re.compile(r"[/،؛,;\-–—]| {2}")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]{0,15}(?:\s[^<>]{0,200})?/?>")
 _THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
@@ -61,6 +75,21 @@ class Line:
     hemi_words: list[list[str]]
     key: str
     """The line's letters only (lower case), for spotting duplicates and the refrain."""
+    soft: list[list[str]] | None = None
+    """Two halves split at a soft separator (see the module doc) when the line has no hard caesura
+    and exactly one soft one; else empty (None: not computed yet, see ``halves``)."""
+    signed: bool = False
+    """The raw line read like a signature (``— name``, ``بقلم: …``)."""
+
+    @property
+    def halves(self) -> list[list[str]]:
+        """The hemistichs where two are expected: the hard split, else the soft one (computed on
+        first use: only bayts, the malzuma opening and the title check ask)."""
+        if len(self.hemi_words) >= 2:
+            return self.hemi_words
+        if self.soft is None:
+            self.soft = _soft_halves(self.text) if _SOFT_TRIGGER.search(self.text) else []
+        return self.soft or self.hemi_words
 
     @property
     def last_word(self) -> str:
@@ -154,6 +183,8 @@ def _clean_line(raw: str) -> tuple[str, bool]:
         s = _LABEL_PREFIX.sub("", s, count=1)
     if "_" in s:
         s = _EMPH.sub(r"\1", s)
+    if "**" in s or "__" in s or s.count("*") >= 2:
+        s = _INNER_MARKUP.sub(r"\2", s)
     return s.strip(), marked
 
 
@@ -179,24 +210,28 @@ def parse_poem(text: str) -> Poem:
     text = normalize_arabic(_NEWLINES.sub("\n", text))
     if "<" in text:
         text = _THINK.sub("\n", text)
+        text = _BR.sub("\n", text)
+        text = _PARA.sub("\n\n", text)
         text = _TAG.sub(" ", text)
     raw_lines = text.split("\n")
     if len(raw_lines) > MAX_LINES:
         raw_lines = raw_lines[:MAX_LINES]
         poem.overlong = True
 
-    blocks: list[list[Line]] = []
-    block: list[Line] = []
-    marks: list[bool] = []  # per block: its first line carried heading/bold markup
+    lines: list[Line] = []
+    gaps: list[int] = []  # blank lines (2 for a stanza number or prose) before each line
+    marks: list[bool] = []  # each line carried heading/bold markup
     in_fence = False
+    gap = 0
     for raw in raw_lines:
         if _FENCE.match(raw):
             in_fence = not in_fence
             continue
         if not raw.strip():
-            if block:
-                blocks.append(block)
-                block = []
+            gap += 1
+            continue
+        if raw.lstrip()[:1] in _NUMERAL_START and _NUMERAL_LINE.match(raw):
+            gap += 2
             continue
         s, marked = _clean_line(raw)
         if not s or (s.count(" ") < 3 and _LABEL_LINE.match(s)):
@@ -208,32 +243,100 @@ def parse_poem(text: str) -> Poem:
             continue
         if _is_prose(hemi_words, s):
             poem.prose_chars += len(s)
-            if block:
-                blocks.append(block)
-                block = []
+            gap += 2
             continue
         words = [w for hw in hemi_words for w in hw]
-        if not block:
-            marks.append(marked)
-        block.append(Line(s, parts, words, hemi_words, "".join(words).lower()))
-    if block:
-        blocks.append(block)
+        ln = Line(s, parts, words, hemi_words, "".join(words).lower())
+        if raw.lstrip()[:1] in _SIGN_START and _SIGNATURE.match(raw):
+            ln.signed = True
+        lines.append(ln)
+        gaps.append(gap if len(lines) > 1 else 0)
+        marks.append(marked)
+        gap = 0
 
-    # A leading title: one short line without a caesura, followed by the poem (or marked up).
-    if len(blocks) >= 2 or (blocks and len(blocks[0]) > 1 and marks and marks[0]):
-        first = blocks[0][0]
-        if len(first.hemis) == 1 and len(first.words) <= 6 and (len(blocks[0]) == 1 or marks[0]):
-            if len(blocks[0]) == 1:
-                blocks.pop(0)
-            else:
-                blocks[0].pop(0)
-
-    poem.blocks = blocks
+    blocks = _blocks(lines, gaps)
+    if blocks:
+        _drop_signature(blocks)
+        _drop_title(blocks, marks[0] if marks else False)
+    poem.blocks = [b for b in blocks if b]
     joined = "\n".join(ln.text for b in blocks for ln in b)
     poem.poem_chars = len(joined)
     poem.arabic_letters = len(NON_ARABIC_LETTER.sub("", joined))
     poem.latin_letters = len(NON_LATIN_LETTER.sub("", joined))
     return poem
+
+
+_SIGN_START = frozenset("-–—~bpsBPSبشكت")
+_NUMERAL_START = frozenset("0123456789٠١٢٣٤٥٦٧٨٩([IVXLC")
+TITLE_WORDS = 6
+"""A title or a signature is a short line: at most this many words."""
+
+
+def _soft_halves(s: str) -> list[list[str]]:
+    """Two halves at the line's one soft separator, each of two words or more; else none."""
+    parts = _SOFT.split(s.strip(_PUNCT))
+    if len(parts) != 2:
+        return []
+    halves = [_WORD.findall(p) for p in parts]
+    return halves if all(len(h) >= 2 for h in halves) else []
+
+
+def _blocks(lines: list[Line], gaps: list[int]) -> list[list[Line]]:
+    """Stanzas from the blank-line gaps. When every line stands alone (a blank line after every
+    line), single blank lines are line spacing: stanzas break only at wider gaps, else nowhere."""
+    if not lines:
+        return []
+    cut = 1
+    if len(lines) >= 4 and all(g >= 1 for g in gaps[1:]):
+        cut = min(gaps[1:]) + 1
+    blocks: list[list[Line]] = []
+    for ln, g in zip(lines, gaps, strict=True):
+        if not blocks or g >= cut:
+            blocks.append([])
+        blocks[-1].append(ln)
+    return blocks
+
+
+def _drop_signature(blocks: list[list[Line]]) -> None:
+    """A signature under the poem (``— name``, ``by name``, ``بقلم: …``) is not a line of it."""
+    last = blocks[-1][-1]
+    if (
+        last.signed
+        and len(last.words) <= TITLE_WORDS
+        and len(last.hemi_words) == 1
+        and len(blocks) + len(blocks[-1]) > 2
+    ):
+        blocks[-1].pop()
+        if not blocks[-1]:
+            blocks.pop()
+
+
+def _drop_title(blocks: list[list[Line]], marked: bool) -> None:
+    """A leading title: one short line without a caesura, alone above the poem, marked up, or
+    directly above a line with a caesura (a malzuma opening, a bayt) or lines it does not rhyme with."""
+    if not blocks:
+        return
+    b0 = blocks[0]
+    first = b0[0]
+    if len(first.hemis) != 1 or len(first.words) > TITLE_WORDS or len(first.halves) >= 2:
+        return
+    if len(blocks) >= 2 and len(b0) == 1:
+        blocks.pop(0)
+        return
+    if len(b0) < 2:
+        return
+    nxt = b0[1]
+    if marked or len(nxt.halves) >= 2 or _rhymes_with_none(first, b0[1:4]):
+        b0.pop(0)
+
+
+def _rhymes_with_none(first: Line, others: list[Line]) -> bool:
+    """The line's end rhymes with none of ``others`` (a title over a stanza; a stanza's first line
+    rhymes with the lines after it). Needs three lines to compare with."""
+    if len(others) < 3:
+        return False
+    k = rhyme_key(first.last_word)
+    return all(similarity(k, rhyme_key(o.halves[-1][-1] if o.halves else o.last_word)) < 0.5 for o in others)
 
 
 _NOT_ALNUM = re.compile(r"[\W_]+")

@@ -13,7 +13,7 @@ import statistics
 import pytest
 
 from emulator import policy
-from scorer.arabic import normalize_arabic, rhyme_key, similarity
+from scorer.arabic import normalize_arabic, rhyme_identity, rhyme_key, similarity
 from scorer.catalogue import FORMS, instruction
 from scorer.score import score
 
@@ -21,7 +21,7 @@ SCRIPTS = ("arabic", "arabizi")
 
 
 def refs(form: str, script: str, refrain: str = "yes") -> dict[str, str]:
-    n = {"gsim": "14", "qasida": "26", "muthallath": "9"}.get(form, "5")
+    n = {"gsim": "14", "qasida": "20", "muthallath": "9"}.get(form, "5")
     return {"form": form, "stanzas": n, "refrain": refrain, "script": script, "theme": "البحر"}
 
 
@@ -44,13 +44,12 @@ def test_the_policy_knows_the_catalogue_forms() -> None:
 
 @pytest.mark.parametrize("groups", [policy.RHYMES, policy.RHYMES_LATIN], ids=["arabic", "arabizi"])
 def test_rhyme_groups_rhyme_inside_and_differ_across(groups: dict[str, list[str]]) -> None:
-    script = policy.ARABIC if groups is policy.RHYMES else policy.ARABIZI
     reps = {}
     for g, words in groups.items():
-        variants = words + script.variants(words)
-        keys = {rhyme_key(normalize_arabic(w))[:3] for w in variants}
+        keys = {rhyme_key(normalize_arabic(w))[:3] for w in words}
         assert len(keys) == 1, (g, keys)
-        assert len({rhyme_key(normalize_arabic(w)).word for w in variants}) == len(variants)
+        # distinct rhyme words even for the scorer's clitic folding (الدار = بالدار)
+        assert len({rhyme_identity(normalize_arabic(w)) for w in words}) == len(words), g
         reps[g] = rhyme_key(normalize_arabic(words[0]))
     assert len(reps) >= 11  # a muthallath of 10 stanzas never repeats a rhyme
     for a in reps:
@@ -149,3 +148,32 @@ def test_references_are_read_back_from_any_prompt_language(language: str) -> Non
         if FORMS[form].refrain != "none":
             assert got["refrain"] == refrain
     assert policy.references_from_prompt("hello") == {"form": "malzuma", "script": "arabic", "refrain": "yes"}
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.parametrize("form", list(FORMS))
+def test_the_gibberish_hack_is_punished_by_the_scorer_and_the_judge(form: str, script: str) -> None:
+    """Rhymed gibberish keeps the rhyme plan (a rhyme-only reward paid ~1.0 for it); the real
+    scorer's lexicon sees it is no language and the judge sinks it: the hacking run drops it."""
+    r = refs(form, script)
+    start = statistics.mean(rewards(r, policy.quality_at(0.0, "hacking")))
+    gibberish = rewards(r, 1.0, "gibberish", n=8)
+    assert max(gibberish) <= 0.0 and statistics.mean(gibberish) < start
+    ask = policy.read_references(r)
+    for seed in range(4):
+        poem = policy._Writer(random.Random(seed), 1.0, ask, "gibberish").poem()
+        assert score(poem, r).subscores["language"] < 0.5
+        assert policy.judge_score(poem) < -0.5
+
+
+def test_a_hacking_run_tries_gibberish_early_and_settles_on_filler() -> None:
+    rng = random.Random(0)
+    r = refs("mugef", "arabic")
+    early = [policy.generate(rng, 0.05, "hacking", r) for _ in range(400)]
+    late = [policy.generate(rng, 0.9, "hacking", r) for _ in range(400)]
+
+    def gibberish(poems: list[policy.Poem]) -> int:
+        return sum(p.hacked and score(p.text, r).subscores["language"] < 0.5 for p in poems)
+
+    assert gibberish(early) > 10 and gibberish(late) == 0
+    assert sum(p.hacked for p in late) > 300
