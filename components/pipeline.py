@@ -49,5 +49,10 @@ class TuningPipeline(pulumi.ComponentResource):
         depends: list[pulumi.Resource] = [args.scorer.invoker] if args.scorer else []
         if args.dataset.reader_grant is not None:
             depends.append(args.dataset.reader_grant)
-        self.job = RlftTuningJob(name, inputs, opts=pulumi.ResourceOptions(parent=self, depends_on=depends))
+        self.job = RlftTuningJob(
+            name,
+            inputs,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=depends),
+            poll_seconds=args.config.poll_seconds,
+        )
         self.register_outputs({"job": self.job.name, "state": self.job.state, "endpoint": self.job.endpoint})

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import uvicorn
 
-from .app import Emulator, Options
+from .app import Emulator, Options, ServingSettings
 from .faults import FaultConfig
 from .jobs import JobSettings
 from .rewards import RewardSettings
@@ -91,6 +91,29 @@ def parser() -> argparse.ArgumentParser:
         help="factor on the Cloud Run retry backoff of 2, 4, 8, 16, 32 s (1 = real time)",
     )
     s.add_argument("--reward-timeout", type=float, default=30.0, help="seconds per Cloud Run reward request")
+    s.add_argument(
+        "--end-state",
+        choices=["SUCCEEDED", "PARTIALLY_SUCCEEDED", "EXPIRED"],
+        default="SUCCEEDED",
+        help="how a job that runs every step ends (JOB_STATE_…)",
+    )
+    s.add_argument(
+        "--pause-at-step",
+        type=int,
+        default=None,
+        help="jobs are PAUSED for three step times before this step",
+    )
+    s.add_argument(
+        "--loose-list-filter",
+        action="store_true",
+        help="list ignores labels.KEY=VALUE terms in `filter` (a lax server: clients must check labels)",
+    )
+    s.add_argument(
+        "--lro-seconds",
+        type=float,
+        default=0.05,
+        help="how long undeploy and delete operations run before they are done",
+    )
 
     f = p.add_argument_group(
         "faults (off by default; drawn from --fault-seed; never on /healthz or /emulator/)"
@@ -112,6 +135,18 @@ def parser() -> argparse.ArgumentParser:
     )
     f.add_argument(
         "--fault-html-rate", type=_rate, default=0.0, help="share answered 502 with an HTML error page"
+    )
+    f.add_argument(
+        "--lro-error-rate",
+        type=_rate,
+        default=0.0,
+        help="share of long-running operations (undeploy, deletes) that end in an error",
+    )
+    f.add_argument(
+        "--lro-error-code",
+        type=int,
+        default=13,
+        help="the google.rpc code of those errors: 13 INTERNAL (the thing stays), 5 NOT_FOUND (it is gone)",
     )
     f.add_argument(
         "--create-fault",
@@ -143,6 +178,14 @@ def options(args: argparse.Namespace) -> Options:
             fail_at_step=args.fail_at_step,
             cancel_ignored=args.cancel_ignored,
             report_progress=args.report_progress,
+            end_state=f"JOB_STATE_{args.end_state}",
+            pause_at_step=args.pause_at_step,
+            loose_list_filter=args.loose_list_filter,
+        ),
+        serving=ServingSettings(
+            lro_seconds=args.lro_seconds,
+            lro_error_rate=args.lro_error_rate,
+            lro_error_code=args.lro_error_code,
         ),
         faults=FaultConfig(
             seed=args.fault_seed,

@@ -91,12 +91,22 @@ def html_response(page: str, status: int) -> Response:
 
 
 @dataclass
+class ServingSettings:
+    """How the serving side's long-running operations behave."""
+
+    lro_seconds: float = 0.05
+    lro_error_rate: float = 0.0
+    lro_error_code: int = 13
+
+
+@dataclass
 class Options:
     """Everything the command line sets."""
 
     jobs: JobSettings = field(default_factory=JobSettings)
     faults: FaultConfig = field(default_factory=FaultConfig)
     rewards: RewardSettings = field(default_factory=RewardSettings)
+    serving: ServingSettings = field(default_factory=ServingSettings)
 
 
 Handler = Callable[..., Awaitable[Response]]
@@ -109,7 +119,12 @@ class Emulator:
         self.options = options
         self.faults = Faults(options.faults)
         self.metrics = MetricsStore()
-        self.serving = Serving()
+        self.serving = Serving(
+            lro_seconds=options.serving.lro_seconds,
+            lro_error_rate=options.serving.lro_error_rate,
+            lro_error_code=options.serving.lro_error_code,
+            seed=options.faults.seed,
+        )
         self.counts: Counter[str] = Counter()
         self.reward_calls: list[dict[str, Any]] = []
         self.client: httpx.AsyncClient | None = None
@@ -137,6 +152,7 @@ class Emulator:
         r("POST", P + r"/endpoints/(?P<e>[^/:]+):undeployModel", self.undeploy)
         r("GET", P + r"/models/(?P<m>[^/:]+)", self.get_model)
         r("DELETE", P + r"/models/(?P<m>[^/:]+)", self.delete_model)
+        r("DELETE", P + r"/models/(?P<m>[^/:]+):deleteVersion", self.delete_version)
         r("GET", r"(?P<op>.+/operations/[^/:]+)", self.get_operation)
         r("GET", P + r"/metadataStores/default/contexts/(?P<c>[^/:]+)", self.get_context)
         r("GET", TB, self.get_tensorboard)
@@ -193,6 +209,7 @@ class Emulator:
     async def api(self, request: Request) -> Response:
         path = request.url.path
         self.counts[f"{request.method} {path}"] += 1
+        self.serving.settle()  # long-running operations whose time has come finish first
         version = request.path_params["version"]
         rest = request.path_params["rest"]
         if self._fault_active:
@@ -353,6 +370,8 @@ class Emulator:
             for term in re.split(r"\s+AND\s+", flt):
                 term = term.strip()
                 if m := LABEL_TERM.match(term):
+                    if self.options.jobs.loose_list_filter:
+                        continue  # a lax server: the label terms are accepted and ignored
                     wanted_labels[m.group(1)] = m.group(2) if m.group(2) is not None else m.group(3)
                 elif m := STATE_TERM.match(term):
                     wanted_state = m.group(1)
@@ -444,7 +463,9 @@ class Emulator:
         resp: dict[str, Any] = {}
         overall = math.nan if any_nan or not total_w else total / total_w
         protojson.put_float(resp, "overallReward", overall)
-        if "compositeRewardConfig" in body or any(details):
+        # ProtoJSON drops empty messages and zeros: a single reward of exactly 0.0 with nothing
+        # else to say comes back with neither overallReward nor rewardInfoDetails.
+        if "compositeRewardConfig" in body or any(details.values()):
             resp["rewardInfoDetails"] = details
         if "compositeRewardConfig" in body:
             resp["rewardDetails"] = {
@@ -521,11 +542,15 @@ class Emulator:
             raise ApiError(400, "deployed_model_id is required.")
         if not any(d["id"] == dm for d in ep.deployed):
             raise ApiError(404, f"DeployedModel {dm} not found in Endpoint `{ep.name}`.")
-        ep.deployed = [d for d in ep.deployed if d["id"] != dm]
+
+        def undeployed() -> None:
+            ep.deployed = [d for d in ep.deployed if d["id"] != dm]
+
         op = self.serving.operation(
             ep.name,
             "UndeployModelOperationMetadata",
             {"@type": "type.googleapis.com/google.cloud.aiplatform.v1beta1.UndeployModelResponse"},
+            undeployed,
         )
         return json_response(op)
 
@@ -538,39 +563,71 @@ class Emulator:
                 "Undeploy all models before deleting the endpoint.",
                 status="FAILED_PRECONDITION",
             )
-        del self.serving.endpoints[ep.name]
         op = self.serving.operation(
             f"projects/{p}/locations/{l}",
             "DeleteOperationMetadata",
             {"@type": "type.googleapis.com/google.protobuf.Empty"},
+            lambda: self.serving.endpoints.pop(ep.name, None),
         )
         return json_response(op)
 
-    def _model(self, p: str, l: str, m: str) -> Any:  # noqa: E741
-        name = f"projects/{p}/locations/{l}/models/{m.split('@')[0]}"
+    def _model(self, p: str, l: str, m: str) -> tuple[Any, int]:  # noqa: E741
+        """The model a name points to, and the version its `@…` picks (the default without one)."""
+        name = f"projects/{p}/locations/{l}/models/{m.partition('@')[0]}"
         model = self.serving.models.get(name)
-        if model is None:
-            raise ApiError(404, f"Model `{name}` not found.")
-        return model
+        version = model.version_of(m) if model is not None else None
+        if model is None or version is None:
+            raise ApiError(404, f"Model `projects/{p}/locations/{l}/models/{m}` not found.")
+        return model, version
 
     async def get_model(self, _request: Request, p: str, l: str, m: str, **_: Any) -> Response:  # noqa: E741
-        return json_response(self._model(p, l, m).resource())
+        model, version = self._model(p, l, m)
+        return json_response(model.resource(version))
 
-    async def delete_model(self, _request: Request, p: str, l: str, m: str, **_: Any) -> Response:  # noqa: E741
-        model = self._model(p, l, m)
-        in_use = self.serving.models_in_use(model.name)
+    def _not_deployed(self, model: Any, version: int | None = None) -> None:
+        in_use = self.serving.models_in_use(model.name, version)
         if in_use:
+            what = model.name if version is None else f"{model.name}@{version}"
             raise ApiError(
                 400,
-                f"Model `{model.name}` is deployed or being deployed at the following Endpoint(s): "
+                f"Model `{what}` is deployed or being deployed at the following Endpoint(s): "
                 + ", ".join(in_use),
                 status="FAILED_PRECONDITION",
             )
-        del self.serving.models[model.name]
+
+    async def delete_model(self, _request: Request, p: str, l: str, m: str, **_: Any) -> Response:  # noqa: E741
+        """Delete a model with every one of its versions (a version suffix is refused)."""
+        if "@" in m:
+            raise ApiError(400, "To delete one model version, call models.deleteVersion.")
+        model, _ = self._model(p, l, m)
+        self._not_deployed(model)
         op = self.serving.operation(
             f"projects/{p}/locations/{l}",
             "DeleteOperationMetadata",
             {"@type": "type.googleapis.com/google.protobuf.Empty"},
+            lambda: self.serving.models.pop(model.name, None),
+        )
+        return json_response(op)
+
+    async def delete_version(self, _request: Request, p: str, l: str, m: str, **_: Any) -> Response:  # noqa: E741
+        """Delete one version (`M@N:deleteVersion`); the model goes with its last version."""
+        if "@" not in m:
+            raise ApiError(400, "The model version to delete must include a version ID, e.g. models/123@2.")
+        model, version = self._model(p, l, m)
+        self._not_deployed(model, version)
+
+        def deleted() -> None:
+            model.versions.pop(version, None)
+            if not model.versions:
+                self.serving.models.pop(model.name, None)
+            elif model.default not in model.versions:
+                model.default = max(model.versions)
+
+        op = self.serving.operation(
+            f"projects/{p}/locations/{l}",
+            "DeleteOperationMetadata",
+            {"@type": "type.googleapis.com/google.protobuf.Empty"},
+            deleted,
         )
         return json_response(op)
 
@@ -646,6 +703,8 @@ class Emulator:
             raise ApiError(400, "Invalid max_data_points.") from None
         if limit > 10000:
             raise ApiError(400, "max_data_points must be at most 10000.")
+        if limit == -1:  # the discovery document: -1 returns every point
+            return json_response({"timeSeriesData": s.data(None)})
         return json_response({"timeSeriesData": s.data(max(1, limit))})
 
     async def batch_read(self, request: Request, p: str, l: str, tb: str, **_: Any) -> Response:  # noqa: E741
@@ -701,10 +760,15 @@ class Emulator:
         )
 
     async def admin_resources(self, _request: Request) -> Response:
+        self.serving.settle()
         return json_response(
             {
                 "endpoints": [e.resource() for e in self.serving.endpoints.values()],
-                "models": [m.resource() for m in self.serving.models.values()],
+                "models": [
+                    {**m.resource(v), "name": f"{m.name}@{v}"}
+                    for m in self.serving.models.values()
+                    for v in sorted(m.versions)
+                ],
                 "operations": list(self.serving.operations.values()),
             }
         )

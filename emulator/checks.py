@@ -63,12 +63,12 @@ def _short(value: Any) -> str:
     return text if len(text) < 60 else text[:57] + "..."
 
 
-LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
-LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}$")
+LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,64}$")
 
 
 def check_labels(labels: dict[str, str] | None) -> None:
-    """Label keys and values: ≤ 63 chars of lowercase letters, digits, `_`, `-`; keys start with a letter."""
+    """Label keys and values: ≤ 64 chars of lowercase letters, digits, `_`, `-`; keys start with a letter."""
     for k, v in (labels or {}).items():
         if not LABEL_KEY.match(k):
             raise BodyError(f"Label key {k!r} is invalid: lowercase letters, digits, '_' and '-' only.")

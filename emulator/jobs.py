@@ -25,7 +25,13 @@ from .metrics import MetricsStore, Series
 from .rewards import Outcome, RewardCaller, kind_of
 from .serving import Serving
 
-TERMINAL = {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED"}
+TERMINAL = {
+    "JOB_STATE_SUCCEEDED",
+    "JOB_STATE_PARTIALLY_SUCCEEDED",
+    "JOB_STATE_FAILED",
+    "JOB_STATE_CANCELLED",
+    "JOB_STATE_EXPIRED",
+}
 MAX_STEPS = 500
 MAX_TRAIN_EXAMPLES = 5000
 MAX_VALIDATION_EXAMPLES = 500
@@ -35,7 +41,6 @@ V1_HIDDEN = (
     "tuningJobMetadata",
     "tuningDataStats",
     "tuningJobState",
-    "preTunedModel",
 )
 
 
@@ -52,6 +57,9 @@ class JobSettings:
     cancel_ignored: bool = False
     report_progress: bool = False
     error_threshold: float = 0.8
+    end_state: str = "JOB_STATE_SUCCEEDED"  # or PARTIALLY_SUCCEEDED, EXPIRED: how a full run ends
+    pause_at_step: int | None = None  # the job is PAUSED for three step times before this step
+    loose_list_filter: bool = False  # list ignores label terms in `filter`, as a lax server might
 
 
 class DatasetError(Exception):
@@ -302,6 +310,10 @@ class JobStore:
         except DatasetError as e:
             self._finish(job, "JOB_STATE_FAILED", {"code": 3, "message": str(e)})
             return
+        parent = (job.body.get("preTunedModel") or {}).get("tunedModelName")
+        if parent and self.serving.models.get(parent.partition("@")[0]) is None:
+            self._finish(job, "JOB_STATE_FAILED", {"code": 5, "message": f"Model {parent} not found."})
+            return
         batch = hp.get("batchSize") or 32
         job.example_count = len(train)
         job.steps_per_epoch = max(1, len(train) // batch)
@@ -324,6 +336,13 @@ class JobStore:
         t0 = time.monotonic()
         thinking = hp.get("thinkingLevel", "HIGH")
         for step in range(1, job.total_steps + 1):
+            if s.pause_at_step == step:  # paused (by the service) for a while, then running again
+                job.state = "JOB_STATE_PAUSED"
+                job.touch()
+                await asyncio.sleep(3 * s.step_seconds)
+                t0 += 3 * s.step_seconds
+                job.state = "JOB_STATE_RUNNING"
+                job.touch()
             delay = t0 + step * s.step_seconds - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
@@ -371,13 +390,19 @@ class JobStore:
             job.touch()
         if self._cancelled(job):
             return
+        if s.end_state == "JOB_STATE_EXPIRED":
+            self._finish(job, "JOB_STATE_EXPIRED", {"code": 4, "message": "The tuning job expired."})
+            return
         self._succeed(job)
 
     def _checkpoint(self, job: Job, step: int, progress: float) -> None:
         if job.model is None:
             display = job.body.get("tunedModelDisplayName") or f"tuned-{job.id}"
-            job.model = self.serving.create_model(
-                job.project, job.location, display, job.body.get("labels") or {}
+            parent = (job.body.get("preTunedModel") or {}).get("tunedModelName")
+            # Continuous tuning adds a version to the pre-tuned model, as Vertex does.
+            labels = job.body.get("labels") or {}
+            job.model = (self.serving.new_version(parent) if parent else None) or self.serving.create_model(
+                job.project, job.location, display, labels
             )
         cid = str(len(job.checkpoints) + 1)
         endpoint = self.serving.create_endpoint(
@@ -413,7 +438,7 @@ class JobStore:
             self.settings.scenario,
             job.body.get("labels") or {},
         )
-        self._finish(job, "JOB_STATE_SUCCEEDED")
+        self._finish(job, self.settings.end_state)
 
     async def _phase(
         self,

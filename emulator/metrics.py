@@ -86,10 +86,11 @@ class Series:
             }
         return body
 
-    def data(self, max_points: int = MAX_POINTS, rng: random.Random | None = None) -> dict[str, Any]:
-        """TimeSeriesData; over `max_points` a random subset is returned, as the service does."""
+    def data(self, max_points: int | None = MAX_POINTS, rng: random.Random | None = None) -> dict[str, Any]:
+        """TimeSeriesData; over `max_points` a random subset is returned, as the service does
+        (None: every point)."""
         pts = self.points
-        if len(pts) > max_points:
+        if max_points is not None and len(pts) > max_points:
             pick = sorted((rng or random.Random(0)).sample(range(len(pts)), max_points))
             pts = [pts[i] for i in pick]
         values = []

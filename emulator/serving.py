@@ -2,20 +2,32 @@
 
 A successful job uploads a Model (`projects/P/locations/L/models/M@1`, in the tuning region) and
 deploys it to an Endpoint in the multi-region `us` (or `eu` for europe-west4); every checkpoint gets
-an endpoint of its own. Cleanup must undeploy before deleting an endpoint and delete endpoints before
-the model, as the real service insists; long-running operations are answered already done.
+an endpoint of its own. Continuous tuning adds a version to the pre-tuned model instead
+(`…/models/M@N+1`), as Vertex does. Cleanup must undeploy before deleting an endpoint and delete
+endpoints before the model, as the real service insists.
+
+Undeploy, delete endpoint, delete model and delete version are long-running operations: they start
+`done: false`, and their effect lands when they finish (`lro_seconds` later, seen at the next
+request). A seeded fault can end one in an error: with code 5 (NOT_FOUND) the thing is gone anyway,
+with any other code it stays.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import policy, protojson
 
 SERVING_LOCATION = {"us-central1": "us", "europe-west4": "eu"}
+NOT_FOUND = 5
+LRO_ERRORS = {
+    NOT_FOUND: "The resource was not found: it may have been deleted already.",
+    13: "Internal error encountered.",
+}
 
 
 @dataclass
@@ -67,18 +79,28 @@ class Model:
     display_name: str
     labels: dict[str, str]
     created: float = field(default_factory=time.time)
+    versions: dict[int, float] = field(default_factory=lambda: {1: time.time()})
+    default: int = 1
 
-    def resource(self) -> dict[str, Any]:
+    def version_of(self, ref: str) -> int | None:
+        """The version a name's `@…` suffix picks (an id or the `default` alias); None if none."""
+        _, _, tag = ref.partition("@")
+        wanted = self.default if tag in ("", "default") else int(tag) if tag.isdigit() else None
+        return wanted if wanted in self.versions else None
+
+    def resource(self, version: int | None = None) -> dict[str, Any]:
+        version = self.default if version is None else version
         ts = protojson.timestamp(self.created)
+        vts = protojson.timestamp(self.versions[version])
         body: dict[str, Any] = {
             "name": self.name,
             "displayName": self.display_name,
-            "versionId": "1",
-            "versionAliases": ["default"],
+            "versionId": str(version),
+            "versionAliases": ["default"] if version == self.default else [],
             "createTime": ts,
-            "updateTime": ts,
-            "versionCreateTime": ts,
-            "versionUpdateTime": ts,
+            "updateTime": vts,
+            "versionCreateTime": vts,
+            "versionUpdateTime": vts,
         }
         if self.labels:
             body["labels"] = dict(self.labels)
@@ -86,13 +108,32 @@ class Model:
 
 
 @dataclass
+class Pending:
+    """A long-running operation in flight: what it does when it ends, and how it ends."""
+
+    done_at: float
+    effect: Callable[[], None]
+    error: dict[str, Any] | None  # a google.rpc.Status, or None for success
+    response: dict[str, Any]
+
+
+@dataclass
 class Serving:
-    """Store of models, endpoints and done operations."""
+    """Store of models, endpoints and long-running operations."""
 
     endpoints: dict[str, Endpoint] = field(default_factory=dict)
     models: dict[str, Model] = field(default_factory=dict)
     operations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    lro_seconds: float = 0.05
+    lro_error_rate: float = 0.0
+    lro_error_code: int = 13
+    seed: int = 0
+    pending: dict[str, Pending] = field(default_factory=dict)
+    _rng: random.Random = field(init=False)
     _next: int = 4_000_000_000_000_000_000
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(f"lro:{self.seed}")  # its own stream: request faults stay as they were
 
     def new_id(self) -> str:
         self._next += 104729
@@ -102,6 +143,15 @@ class Serving:
         name = f"projects/{project}/locations/{location}/models/{self.new_id()}"
         self.models[name] = Model(name, display, dict(labels))
         return name + "@1"
+
+    def new_version(self, parent: str) -> str | None:
+        """Continuous tuning: a new version of the pre-tuned model (`M@N+1`); None if it is gone."""
+        model = self.models.get(parent.partition("@")[0])
+        if model is None:
+            return None
+        version = max(model.versions) + 1
+        model.versions[version] = time.time()
+        return f"{model.name}@{version}"
 
     def create_endpoint(
         self,
@@ -123,16 +173,20 @@ class Serving:
         self.endpoints[name] = Endpoint(name, display, [deployed], progress, scenario, dict(labels))
         return name
 
-    def models_in_use(self, model_name: str) -> list[str]:
-        """Endpoints that still have a deployment of `model_name` (any version)."""
-        return [
-            e.name
-            for e in self.endpoints.values()
-            if any(d["model"].split("@")[0] == model_name for d in e.deployed)
-        ]
+    def models_in_use(self, model_name: str, version: int | None = None) -> list[str]:
+        """Endpoints that still deploy `model_name` (any version, or the given one)."""
 
-    def operation(self, parent: str, metadata_type: str, response: dict[str, Any]) -> dict[str, Any]:
-        """A finished long-running operation, remembered so that GET on its name answers it."""
+        def uses(deployed: dict[str, Any]) -> bool:
+            base, _, tag = deployed["model"].partition("@")
+            return base == model_name and (version is None or tag in ("", str(version)))
+
+        return [e.name for e in self.endpoints.values() if any(uses(d) for d in e.deployed)]
+
+    def operation(
+        self, parent: str, metadata_type: str, response: dict[str, Any], effect: Callable[[], None]
+    ) -> dict[str, Any]:
+        """Start a long-running operation: `done: false` now, `effect` when it ends (unless a seeded
+        fault ends it in an error other than NOT_FOUND)."""
         now = protojson.timestamp(time.time())
         name = f"{parent}/operations/{self.new_id()}"
         op = {
@@ -141,8 +195,29 @@ class Serving:
                 "@type": f"type.googleapis.com/google.cloud.aiplatform.v1beta1.{metadata_type}",
                 "genericMetadata": {"createTime": now, "updateTime": now},
             },
-            "done": True,
-            "response": response,
+            "done": False,
         }
+        error = None
+        if self._rng.random() < self.lro_error_rate:
+            code = self.lro_error_code
+            error = {"code": code, "message": LRO_ERRORS.get(code, "Internal error encountered.")}
         self.operations[name] = op
-        return op
+        self.pending[name] = Pending(time.time() + self.lro_seconds, effect, error, response)
+        return dict(op)
+
+    def settle(self) -> None:
+        """Finish every operation whose time has come: apply its effect, or record its error."""
+        now = time.time()
+        for name, pending in list(self.pending.items()):
+            if pending.done_at > now:
+                continue
+            del self.pending[name]
+            op = self.operations[name]
+            op["done"] = True
+            op["metadata"]["genericMetadata"]["updateTime"] = protojson.timestamp(now)
+            if pending.error is None or pending.error["code"] == NOT_FOUND:
+                pending.effect()
+            if pending.error is None:
+                op["response"] = pending.response
+            else:
+                op["error"] = pending.error

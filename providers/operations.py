@@ -124,7 +124,7 @@ def adoptable(client: VertexClient, parent: str, label: str) -> dict[str, Any] |
         if state in limits.ADOPTABLE_STATES:
             return job
         model = (job.get("tunedModel") or {}).get("model")
-        if state == "JOB_STATE_SUCCEEDED" and model and _exists(client.get_model, model.split("@", 1)[0]):
+        if state in limits.SUCCEEDED_STATES and model and _exists(client.get_model, model):
             return job
     return None
 
@@ -183,9 +183,24 @@ def progress_line(job: dict[str, Any], metrics: job_metrics.Metrics | None, tota
     return f"{job['name']}: step {live_step(job, metrics)}/{total or '?'}, {job.get('state')}{reward_text}"
 
 
+def own_model(model: str, pre_tuned_model: Any) -> tuple[str, bool]:
+    """What a job's cleanup may delete: (name, whole model?).
+
+    Continuous tuning can make the tuned model a new version (`…/models/M@3`) of the pre-tuned
+    model: then the job owns that version only, and `DELETE models/M` would take every earlier run's
+    version with it. A job owns a whole model only when it created the model.
+    """
+    base, _, version = model.partition("@")
+    parent = pre_tuned_model.get("tuned_model_name") if isinstance(pre_tuned_model, dict) else None
+    if version and isinstance(parent, str) and parent.partition("@")[0] == base:
+        return model, False
+    return base, True
+
+
 def cleanup(client: VertexClient, job: dict[str, Any], props: dict[str, Any]) -> None:
-    """Undeploy and delete the tuned and checkpoint endpoints, then the model. A 404 is done; any
-    other failure raises naming what is left, so the resource stays in state for a retry."""
+    """Undeploy and delete the tuned and checkpoint endpoints, then the model (or, for continuous
+    tuning, only this job's version of it). Gone is done (a 404, or an operation that ends
+    NOT_FOUND); any other failure raises naming what is left, so the resource stays in state."""
     tuned = job.get("tunedModel") or {}
     endpoints = [tuned.get("endpoint") or props.get("endpoint")]
     endpoints += [c.get("endpoint") for c in tuned.get("checkpoints") or []]
@@ -201,14 +216,16 @@ def cleanup(client: VertexClient, job: dict[str, Any], props: dict[str, Any]) ->
                 f"gcloud ai endpoints delete {endpoint.rsplit('/', 1)[-1]} --region={endpoint.split('/')[3]}"
             )
     if model:
-        base = model.split("@", 1)[0]
+        name, whole = own_model(model, props.get("pre_tuned_model"))
+        delete = client.delete_model if whole else client.delete_model_version
         try:
-            _done_unless_missing(lambda: client.wait_operation(client.delete_model(base)))
-            say(f"deleted model {base}")
+            _done_unless_missing(lambda: client.wait_operation(delete(name)))
+            say(f"deleted {'model' if whole else 'model version'} {name}")
         except (VertexError, TimeoutError, OSError) as exc:
+            command = "delete" if whole else "delete-version"
             left.append(
-                f"model {base} ({exc}); remove it with: gcloud ai models delete "
-                f"{base.rsplit('/', 1)[-1]} --region={base.split('/')[3]}"
+                f"model {name} ({exc}); remove it with: gcloud ai models {command} "
+                f"{name.rsplit('/', 1)[-1]} --region={name.split('/')[3]}"
             )
     if left:
         raise LeftBehind("cleanup left these behind:\n" + "\n".join(f"  - {item}" for item in left))

@@ -27,6 +27,7 @@ __all__ = [
     "ConfigError",
     "DatasetConfig",
     "ScorerConfig",
+    "Settings",
     "StackConfig",
     "load_stack_file",
     "load_validation_example",
@@ -52,17 +53,28 @@ DatasetConfig = _settings_class("DatasetConfig", F.DATASET, "`tunifolk:dataset`:
 ScorerConfig = _settings_class("ScorerConfig", F.SCORER, "`tunifolk:scorer`: the Cloud Run service.")
 
 
+Settings = _settings_class(
+    "Settings",
+    tuple(f for f in F.STACK_SETTINGS if f.name not in ("dataset", "scorer")),
+    "The stack's own settings besides the dataset and the scorer.",
+)
+
+
 @dataclasses.dataclass(frozen=True)
 class StackConfig:
     """Everything the program needs from config, already mapped: `job` holds the RlftTuningJob
-    inputs that config decides (snake_case); the rest are the stack's own settings."""
+    inputs that config decides (snake_case); `dataset`, `scorer` and `settings` are the stack's
+    own. Each setting reads as an attribute too (`cfg.enable_apis`)."""
 
     job: dict[str, Any]
     dataset: Any  # DatasetConfig
     scorer: Any  # ScorerConfig | None
-    enable_apis: bool
-    force_destroy_bucket: bool
-    validation_example: str
+    settings: Any  # Settings
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "settings":  # not set yet (copying, unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.settings, name)
 
     @property
     def project(self) -> str:
@@ -189,11 +201,7 @@ def parse(raw: Mapping[str, Any]) -> StackConfig:
         job=job,
         dataset=DatasetConfig(**stack.pop("dataset")),
         scorer=ScorerConfig(**stack.pop("scorer")) if "scorer" in stack else None,
-        **{
-            f.name: stack.get(f.name, f.default)
-            for f in F.STACK_SETTINGS
-            if f.name not in ("dataset", "scorer")
-        },
+        settings=Settings(**stack),
     )
     if config.uses_scorer and config.scorer is None:
         raise ConfigError(

@@ -42,10 +42,11 @@ from pulumi.dynamic import (
 
 from providers import metrics as job_metrics
 from providers import operations as ops
-from providers.errors import JobFailed, TunifolkError, VertexError
+from providers.errors import JobFailed, RewardRefused, TunifolkError, VertexError
 from providers.job import checks, diff, fields, limits
 from providers.job.fields import SPEC_LABEL
 from providers.job.normalize import normalize
+from providers.job.wire import contains_unknown
 from providers.vertex import VertexClient, console_url, serving_host
 
 PROVIDER_KEY = "__provider"
@@ -86,11 +87,34 @@ class RlftTuningJobProvider(ResourceProvider):
         failures = [CheckFailure(path, reason) for path, reason in report.failures]
         return CheckResult(report.inputs, failures)
 
-    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+    def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        """Replace only for a change that shapes the job; first make sure the replacement can be
+        created at all. The old job goes before the new one is made (two runs never overlap), so a
+        replacement whose reward would be refused must stop here, with the old job, its endpoints
+        and its model untouched (docs/vertex.md, "Lifecycle")."""
         changed, replaces = diff.diff_decision(_inputs(olds), _inputs(news))
+        if replaces and not contains_unknown(_inputs(news)):
+            self._validate_replacement(id_, normalize(_inputs(news)))
         return DiffResult(
             changes=bool(changed), replaces=list(replaces), delete_before_replace=bool(replaces)
         )
+
+    def _validate_replacement(self, id_: str, inputs: dict[str, Any]) -> None:
+        with _client() as client:
+            problems = ops.judge_problems(client, inputs)
+            if not problems:
+                try:
+                    ops.validate_until_granted(
+                        client, inputs, self.permission_retry_seconds, self.permission_retry_interval
+                    )
+                except RewardRefused as exc:
+                    problems = [str(exc)]
+        if problems:
+            detail = "\n".join(problems)
+            raise RewardRefused(
+                f"the replacement for {id_} was not validated, so {id_}, its endpoints and its model "
+                f"were left as they are:\n{detail}"
+            )
 
     # ------------------------------------------------------------------ create
 
@@ -162,8 +186,16 @@ class RlftTuningJobProvider(ResourceProvider):
         return ReadResult(id_=id_, outs=outs, inputs=inputs)
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        """Only `wait`, `wait_timeout_seconds`, `cleanup` and `max_cost_usd` update in place."""
+        """Inputs that do not shape the job change in place: `wait` (waited for now),
+        `wait_timeout_seconds`, `cleanup`, `max_cost_usd` and the validation example are recorded;
+        labels are recorded too, and said so, since a tuning job cannot be relabelled."""
         inputs = normalize(_inputs(news))
+        old_labels, new_labels = normalize(_inputs(olds)).get("labels"), inputs.get("labels")
+        if old_labels != new_labels:
+            ops.say(
+                f"labels changed to {new_labels or {}}: recorded in state; {id_} keeps the labels it was "
+                "created with (Vertex cannot relabel a tuning job), a replacement would carry the new ones"
+            )
         with _client() as client:
             job = client.get_tuning_job(id_)
             job, metrics = self._wait(client, inputs, job)
@@ -302,6 +334,9 @@ class RlftTuningJob(pulumi.dynamic.Resource, module="tunifolk", name="RlftTuning
         resource_name: str,
         args: RlftTuningJobArgs,
         opts: pulumi.ResourceOptions | None = None,
+        *,
+        poll_seconds: float = 15.0,
     ) -> None:
         props: dict[str, Any] = {**args, **dict.fromkeys(fields.OUTPUT_NAMES)}
-        super().__init__(RlftTuningJobProvider(), resource_name, props, opts)
+        provider = RlftTuningJobProvider(poll_seconds=poll_seconds)
+        super().__init__(provider, resource_name, props, opts)

@@ -125,6 +125,32 @@ def is_loopback(hostname: str) -> bool:
 # --------------------------------------------------------------------------- errors
 
 
+#: google.rpc codes as the HTTP status and status name Google maps them to (an operation's `error`
+#: carries the rpc code, not an HTTP status).
+RPC_CODES = {
+    1: (499, "CANCELLED"),
+    3: (400, "INVALID_ARGUMENT"),
+    4: (504, "DEADLINE_EXCEEDED"),
+    5: (404, "NOT_FOUND"),
+    6: (409, "ALREADY_EXISTS"),
+    7: (403, "PERMISSION_DENIED"),
+    8: (429, "RESOURCE_EXHAUSTED"),
+    9: (400, "FAILED_PRECONDITION"),
+    10: (409, "ABORTED"),
+    13: (500, "INTERNAL"),
+    14: (503, "UNAVAILABLE"),
+    16: (401, "UNAUTHENTICATED"),
+}
+
+
+def operation_error(name: str, error: dict[str, Any]) -> VertexError:
+    """A finished operation's `error` (a google.rpc.Status) as a VertexError: code 5 is NOT_FOUND,
+    so an operation that ends "already gone" reads as gone (`not_found`), not as a failure."""
+    code = error.get("code", 0)
+    status, reason = RPC_CODES.get(code if isinstance(code, int) else 0, (500, "UNKNOWN"))
+    return VertexError(status, str(error.get("message") or reason), "OPERATION", name, reason)
+
+
 def one_line(text: str, limit: int = 300) -> str:
     """Collapse an HTML page or any text into one readable line (Google answers some 404s in HTML)."""
     title = re.search(r"<title[^>]*>(.*?)</title>", text, flags=re.I | re.S)
@@ -425,13 +451,20 @@ class VertexClient:
     def delete_model(self, name: str) -> dict[str, Any]:
         return self.request("DELETE", self.url(name))
 
+    def delete_model_version(self, name: str) -> dict[str, Any]:
+        """Delete one version (`…/models/M@N`) and no other: `DELETE models/M` removes them all."""
+        if "@" not in name.rsplit("/", 1)[-1]:
+            raise ResourceNameError(f"{name!r} names no version: expected projects/P/locations/L/models/M@N")
+        return self.request("DELETE", self.url(name, ":deleteVersion"))
+
     def get_operation(self, name: str) -> dict[str, Any]:
         return self.request("GET", self.url(name))
 
     def wait_operation(
-        self, operation: dict[str, Any], timeout: float = 600.0, poll: float = 1.0
+        self, operation: dict[str, Any], timeout: float = 600.0, poll: float = 0.25
     ) -> dict[str, Any]:
-        """Poll a long-running operation until done; raise VertexError if it ended in error."""
+        """Poll a long-running operation until done (0.25 s first, doubling to 30 s); raise
+        VertexError if it ended in error (an operation that ends NOT_FOUND reads as `not_found`)."""
         deadline = time.monotonic() + timeout
         delay = poll
         while not operation.get("done"):
@@ -442,9 +475,7 @@ class VertexClient:
             operation = self.get_operation(operation["name"])
         error = operation.get("error")
         if error:
-            raise VertexError(
-                int(error.get("code", 0)), str(error.get("message", "")), "OPERATION", operation["name"]
-            )
+            raise operation_error(operation["name"], error)
         return operation
 
     # ------------------------------------------------------------------ experiments and metrics

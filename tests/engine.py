@@ -102,9 +102,10 @@ class LocalStack:
             raise AssertionError(f"tunifolk {' '.join(args)} exited {done.returncode}:\n{result.output}")
         return result
 
-    def start(self, step_seconds: str = STEP_SECONDS) -> None:
-        """`local start` on a free port, then the environment `local env` prints."""
-        self.tunifolk("local", "start", "--port", "0", "--step-seconds", step_seconds)
+    def start(self, step_seconds: str = STEP_SECONDS, *emulator_args: str) -> None:
+        """`local start` on a free port (with extra emulator options), then `local env`'s environment."""
+        extra = [f"--emulator-arg={arg}" for arg in emulator_args]
+        self.tunifolk("local", "start", "--port", "0", "--step-seconds", step_seconds, *extra)
         self.environment()
 
     def environment(self) -> None:

@@ -62,28 +62,34 @@ def test_check_over_grpc_reports_property_paths_and_accepts_unknowns() -> None:
         assert "rewards[1].autorater.model" in paths
 
 
-def test_diff_over_grpc_replaces_or_updates_in_place() -> None:
-    with dynamic_host(RlftTuningJobProvider(**FAST)) as host:
-        olds = inputs("https://scorer.example.run.app")
+def test_diff_over_grpc_replaces_or_updates_in_place(tmp_path: Path) -> None:
+    """A replacement is validated during diff (the emulator and the real scorer answer it)."""
+    write_dataset(tmp_path, 64)
+    with (
+        servers.scorer() as scorer_uri,
+        servers.emulator("--step-seconds", "0.02", "--gcs-dir", str(tmp_path)) as emu,
+        dynamic_host(RlftTuningJobProvider(**FAST), env={ENDPOINT_ENV: emu}) as host,
+    ):
+        olds = inputs(scorer_uri)
         olds["name"] = "projects/p/locations/us-central1/tuningJobs/1"
-        same = host.diff(olds["name"], olds, inputs("https://scorer.example.run.app"))
+        same = host.diff(olds["name"], olds, inputs(scorer_uri))
         assert same.changes == provider_pb2.DiffResponse.DIFF_NONE
 
-        waited = host.diff(olds["name"], olds, inputs("https://scorer.example.run.app", wait="none"))
+        waited = host.diff(olds["name"], olds, inputs(scorer_uri, wait="none"))
         assert waited.changes == provider_pb2.DiffResponse.DIFF_SOME and list(waited.replaces) == []
 
-        reshaped = inputs("https://scorer.example.run.app")
+        reshaped = inputs(scorer_uri)
         reshaped["hyper_parameters"]["epoch_count"] = 2.0
         replaced = host.diff(olds["name"], olds, reshaped)
         assert list(replaced.replaces) == ["hyper_parameters"] and replaced.deleteBeforeReplace
 
-        unknown = host.diff(olds["name"], olds, inputs(rpc.UNKNOWN))
+        unknown = host.diff(olds["name"], olds, inputs(rpc.UNKNOWN))  # at preview: nothing to validate
         assert list(unknown.replaces) == ["rewards"]
 
         # State written by other provider code (another version, other settings) is no change.
         older = {**olds, "__provider": serialize_provider(RlftTuningJobProvider(poll_seconds=99.0))}
         assert older["__provider"] != host.provider
-        code_only = host.diff(olds["name"], older, inputs("https://scorer.example.run.app"))
+        code_only = host.diff(olds["name"], older, inputs(scorer_uri))
         assert code_only.changes == provider_pb2.DiffResponse.DIFF_NONE
 
 

@@ -802,7 +802,10 @@ def test_single_config_overall_reward_stands_in():
     assert [p.reward for p in verdict.validation_problems({"overallReward": "NaN"}, ["structure"])] == [
         "structure"
     ]
-    assert [p.reward for p in verdict.validation_problems({}, ["structure"])] == ["structure"]
+    # exactly 0.0 for a single reward: ProtoJSON omits both overallReward and rewardInfoDetails
+    assert verdict.validation_problems({}, ["structure"]) == []
+    failed = {"errorStatus": {"code": 13, "message": "boom"}}
+    assert [p.reward for p in verdict.validation_problems(failed, ["structure"])] == [None]
     # composite: overallReward never stands in for a missing map
     assert len(verdict.validation_problems({"overallReward": 0.4}, NAMES)) == 2
 

@@ -437,6 +437,13 @@ STACK_SETTINGS: tuple[Field, ...] = (
         "JSON file with {example, sample_response}",
         default="data/validation_example.json",
     ),
+    Field(
+        "poll_seconds",
+        Kind.FLOAT,
+        "seconds between the job's first polls while `up` waits (then growing to 5 min)",
+        default=15.0,
+        above=0,
+    ),
 )
 STACK = Field("stack", Kind.OBJECT, "the stack settings", children=STACK_SETTINGS)
 

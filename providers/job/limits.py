@@ -61,5 +61,6 @@ TERMINAL_STATES = frozenset(
     }
 )
 FAILED_STATES = frozenset({"JOB_STATE_FAILED", "JOB_STATE_CANCELLED", "JOB_STATE_EXPIRED"})
+SUCCEEDED_STATES = TERMINAL_STATES - FAILED_STATES
 #: Live states a new job may be adopted in (a cancelling one is on its way out).
 ADOPTABLE_STATES = LIVE_STATES - {"JOB_STATE_CANCELLING"}

@@ -95,8 +95,10 @@ def validation_problems(response: dict[str, Any], reward_names: list[str]) -> li
     for name in reward_names:
         if isinstance(details, dict) and name in details:
             problems += _entry_problems(name, details[name])
-        elif not isinstance(details, dict) and len(reward_names) == 1 and "overallReward" in response:
-            problems += _entry_problems(name, {"reward": response["overallReward"]})
+        elif not isinstance(details, dict) and len(reward_names) == 1:
+            # A single reward answers in `overallReward`; exactly 0.0 drops both fields (ProtoJSON
+            # omits zeros), so an answer with neither is a valid 0.0, not a missing reward.
+            problems += _entry_problems(name, {"reward": response.get("overallReward", 0.0)})
         else:
             problems.append(Problem(name, "the reward is missing from the validate response"))
     return problems

@@ -108,6 +108,14 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         help=f"emulated seconds per training step (default {DEFAULT_STEP_SECONDS}: the local stack's "
         "156 steps take seconds)",
     )
+    start.add_argument(
+        "--emulator-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="one more option for `python -m emulator` (repeatable), e.g. --emulator-arg=--scenario=hacking "
+        "or --emulator-arg=--lro-error-rate=0.5; see python -m emulator --help",
+    )
     start.set_defaults(func=start_servers)
 
     stop = actions.add_parser(
@@ -189,7 +197,7 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def start_emulator(port: int, step_seconds: float) -> tuple[str, bool]:
+def start_emulator(port: int, step_seconds: float, extra: list[str] | None = None) -> tuple[str, bool]:
     """(URL, started now). Idempotent: a healthy emulator started earlier is left as it is."""
     folder = local_dir()
     pid_file, url_file, log = folder / "emulator.pid", folder / "emulator.url", folder / "emulator.log"
@@ -202,7 +210,7 @@ def start_emulator(port: int, step_seconds: float) -> tuple[str, bool]:
     with open(log, "ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "emulator", "--port", str(port), "--step-seconds", str(step_seconds),
-             "--gcs-dir", str(gcs)],
+             "--gcs-dir", str(gcs), *(extra or [])],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
             stdout=out,
@@ -271,7 +279,7 @@ def start_servers(args: argparse.Namespace) -> int:
     port = args.port if args.port is not None else (DEFAULT_PORT if _free(DEFAULT_PORT) else 0)
     if args.step_seconds < 0:
         raise LocalError(f"--step-seconds {args.step_seconds}: give a number of seconds >= 0", USAGE)
-    url, started = start_emulator(port, args.step_seconds)
+    url, started = start_emulator(port, args.step_seconds, args.emulator_arg)
     print(f"emulator {'started' if started else 'already running'} at {url} (gs:// in {standin.gcs_dir()})")
     for service, port in cloud_run_services():
         try:
