@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from providers.job.wire import UNKNOWN
+from providers.job.wire import contains_unknown as is_unknown
 from standin import cloudrun
 from standin.store import Record, Store
 
-UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
-"""The engine's marker for a value not known until apply (preview)."""
 ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17"
 SIG_KEY = "4dabf18193072939515e22adb298388d"
 DEFAULTS = "__defaults"
@@ -67,16 +67,6 @@ def project_number(project: str) -> str:
 def iam_etag() -> str:
     """An IAM policy etag: base64 of 8 bytes starting with the policy version, as Google's (`BwY…`)."""
     return base64.b64encode(b"\x07\x06" + secrets.token_bytes(6)).decode()
-
-
-def is_unknown(value: Any) -> bool:
-    if value == UNKNOWN:
-        return True
-    if isinstance(value, dict):
-        return any(is_unknown(v) for v in value.values())
-    if isinstance(value, list):
-        return any(is_unknown(v) for v in value)
-    return False
 
 
 def _missing(value: Any) -> bool:

@@ -21,3 +21,12 @@ def scorer_uri() -> Iterator[str]:
 
     with scorer() as url:
         yield url
+
+
+@pytest.fixture
+def gcs(tmp_path: Path) -> Path:
+    """A gs:// folder for the emulator, holding the test dataset (tests/jobs.py)."""
+    from jobs import write_dataset
+
+    write_dataset(tmp_path, 64)
+    return tmp_path

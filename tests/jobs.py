@@ -6,6 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import requests
+
+import servers
+from providers.job import checks
+
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "tunifolk-test"
 BUCKET = "tunifolk-data"
@@ -85,3 +90,26 @@ def inputs(scorer_uri: str, **over: Any) -> dict[str, Any]:
     }
     base.update(over)
     return base
+
+
+def fast_emulator(gcs: Path, *extra: str) -> Any:
+    """The emulator at 0.02 s a step, reading gs:// from `gcs` (a context manager: its URL)."""
+    return servers.emulator("--step-seconds", "0.02", "--gcs-dir", str(gcs), *extra)
+
+
+def checked(props: dict[str, Any]) -> dict[str, Any]:
+    """The inputs as the provider's check returns them; the test fails on any check failure."""
+    report = checks.check_inputs(props)
+    assert report.failures == [], report.failures
+    return report.inputs
+
+
+def jobs_in(emulator: str, project: str = PROJECT) -> list[dict[str, Any]]:
+    url = f"{emulator}/v1beta1/projects/{project}/locations/us-central1/tuningJobs"
+    resp = requests.get(url, timeout=10)
+    resp.raise_for_status()
+    return resp.json().get("tuningJobs", [])
+
+
+def exists(emulator: str, name: str) -> bool:
+    return requests.get(f"{emulator}/v1beta1/{name}", timeout=10).status_code == 200

@@ -12,41 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
 
-import servers
-from jobs import FAST, PROJECT, inputs, write_dataset
+from jobs import FAST, checked, exists, fast_emulator, inputs, jobs_in
 from providers import operations as ops
 from providers.errors import JobFailed, LeftBehind, RewardRefused
-from providers.job import checks, diff
+from providers.job import diff
 from providers.tuning_job import RlftTuningJobProvider
 from providers.vertex import ENDPOINT_ENV
-
-PARENT = f"projects/{PROJECT}/locations/us-central1"
-
-
-@pytest.fixture
-def gcs(tmp_path: Path) -> Path:
-    write_dataset(tmp_path, 64)
-    return tmp_path
-
-
-def emulator(gcs: Path, *extra: str):
-    return servers.emulator("--step-seconds", "0.02", "--gcs-dir", str(gcs), *extra)
-
-
-def checked(props: dict[str, Any]) -> dict[str, Any]:
-    report = checks.check_inputs(props)
-    assert report.failures == [], report.failures
-    return report.inputs
-
-
-def exists(emu: str, name: str) -> bool:
-    return requests.get(f"{emu}/v1beta1/{name}", timeout=10).status_code == 200
-
-
-def jobs_in(emu: str) -> list[dict[str, Any]]:
-    return requests.get(f"{emu}/v1beta1/{PARENT}/tuningJobs", timeout=10).json().get("tuningJobs", [])
 
 
 def serving(outs: dict[str, Any]) -> list[str]:
@@ -60,7 +32,7 @@ def serving(outs: dict[str, Any]) -> list[str]:
 def test_continuous_tuning_deletes_only_its_own_model_version(
     gcs: Path, scorer_uri: str, monkeypatch
 ) -> None:
-    with emulator(gcs) as emu:
+    with fast_emulator(gcs) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         provider = RlftTuningJobProvider(**FAST)
         first = provider.create(checked(inputs(scorer_uri)))
@@ -101,7 +73,7 @@ def test_a_job_owns_a_whole_model_only_when_it_made_it() -> None:
 def test_a_job_with_another_spec_is_never_adopted_whatever_the_filter(
     gcs: Path, scorer_uri: str, monkeypatch
 ) -> None:
-    with emulator(gcs, "--loose-list-filter") as emu:
+    with fast_emulator(gcs, "--loose-list-filter") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         provider = RlftTuningJobProvider(**FAST)
         running = provider.create(checked(inputs(scorer_uri, wait="none")))
@@ -119,7 +91,7 @@ def test_a_job_with_another_spec_is_never_adopted_whatever_the_filter(
 
 
 def test_a_broken_replacement_leaves_the_old_job_as_it_was(gcs: Path, scorer_uri: str, monkeypatch) -> None:
-    with emulator(gcs, "--backoff-scale", "0.001") as emu:
+    with fast_emulator(gcs, "--backoff-scale", "0.001") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         provider = RlftTuningJobProvider(**FAST)
         old = provider.create(checked(inputs(scorer_uri)))
@@ -153,7 +125,7 @@ def test_a_broken_replacement_leaves_the_old_job_as_it_was(gcs: Path, scorer_uri
 def test_inputs_that_do_not_shape_the_job_update_it_in_place(
     gcs: Path, scorer_uri: str, monkeypatch, capfd, key: str, value: Any
 ) -> None:
-    with emulator(gcs) as emu:
+    with fast_emulator(gcs) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         provider = RlftTuningJobProvider(**FAST)
         old = provider.create(checked(inputs(scorer_uri)))
@@ -176,7 +148,7 @@ def test_inputs_that_do_not_shape_the_job_update_it_in_place(
 
 
 def test_an_operation_that_ends_not_found_is_gone_not_left(gcs: Path, scorer_uri: str, monkeypatch) -> None:
-    with emulator(gcs, "--lro-error-rate", "1", "--lro-error-code", "5") as emu:
+    with fast_emulator(gcs, "--lro-error-rate", "1", "--lro-error-code", "5") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         provider = RlftTuningJobProvider(**FAST)
         job = provider.create(checked(inputs(scorer_uri)))
@@ -187,7 +159,7 @@ def test_an_operation_that_ends_not_found_is_gone_not_left(gcs: Path, scorer_uri
 def test_an_operation_that_ends_in_another_error_is_named_as_left(
     gcs: Path, scorer_uri: str, monkeypatch
 ) -> None:
-    with emulator(gcs, "--lro-error-rate", "1", "--lro-error-code", "13") as emu:
+    with fast_emulator(gcs, "--lro-error-rate", "1", "--lro-error-code", "13") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         provider = RlftTuningJobProvider(**FAST)
         job = provider.create(checked(inputs(scorer_uri)))
@@ -202,21 +174,21 @@ def test_an_operation_that_ends_in_another_error_is_named_as_left(
 
 
 def test_an_expired_job_fails_the_wait(gcs: Path, scorer_uri: str, monkeypatch) -> None:
-    with emulator(gcs, "--end-state", "EXPIRED") as emu:
+    with fast_emulator(gcs, "--end-state", "EXPIRED") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         with pytest.raises(JobFailed, match="JOB_STATE_EXPIRED"):
             RlftTuningJobProvider(**FAST).create(checked(inputs(scorer_uri)))
 
 
 def test_a_partial_success_ends_the_wait_with_an_endpoint(gcs: Path, scorer_uri: str, monkeypatch) -> None:
-    with emulator(gcs, "--end-state", "PARTIALLY_SUCCEEDED") as emu:
+    with fast_emulator(gcs, "--end-state", "PARTIALLY_SUCCEEDED") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         job = RlftTuningJobProvider(**FAST).create(checked(inputs(scorer_uri)))
         assert job.outs["state"] == "JOB_STATE_PARTIALLY_SUCCEEDED" and job.outs["endpoint"]
 
 
 def test_a_paused_job_is_waited_for(gcs: Path, scorer_uri: str, monkeypatch, capfd) -> None:
-    with emulator(gcs, "--pause-at-step", "2", "--step-seconds", "0.2") as emu:
+    with fast_emulator(gcs, "--pause-at-step", "2", "--step-seconds", "0.2") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         job = RlftTuningJobProvider(**FAST).create(checked(inputs(scorer_uri)))
         assert job.outs["state"] == "JOB_STATE_SUCCEEDED"
@@ -227,7 +199,7 @@ def test_a_paused_job_is_waited_for(gcs: Path, scorer_uri: str, monkeypatch, cap
 
 
 def test_a_single_zero_reward_is_valid(gcs: Path, monkeypatch) -> None:
-    with servers.emulator("--step-seconds", "0.02", "--gcs-dir", str(gcs)) as emu:
+    with fast_emulator(gcs) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         props = inputs("unused")
         props["rewards"] = [

@@ -18,41 +18,19 @@ import requests
 
 import servers
 from discovery import validate
-from jobs import FAST, PROJECT, SEEDED_FAULTS, inputs, write_dataset
+from jobs import FAST, PROJECT, SEEDED_FAULTS, checked, exists, fast_emulator, inputs, jobs_in
 from providers.errors import JobFailed, RewardRefused, TunifolkError
-from providers.job import bodies, checks, diff
+from providers.job import bodies, diff
 from providers.tuning_job import RlftTuningJobProvider
 from providers.vertex import ENDPOINT_ENV
 
 
-@pytest.fixture
-def gcs(tmp_path: Path) -> Path:
-    write_dataset(tmp_path, 64)
-    return tmp_path
-
-
-def start_emulator(gcs: Path, *extra: str):
-    return servers.emulator("--step-seconds", "0.02", "--gcs-dir", str(gcs), *extra)
-
-
-def jobs_in(emulator: str) -> list[dict[str, Any]]:
-    resp = requests.get(f"{emulator}/v1beta1/projects/{PROJECT}/locations/us-central1/tuningJobs", timeout=10)
-    resp.raise_for_status()
-    return resp.json().get("tuningJobs", [])
-
-
 def gone(emulator: str, name: str) -> bool:
-    return requests.get(f"{emulator}/v1beta1/{name}", timeout=10).status_code == 404
-
-
-def checked(props: dict[str, Any]) -> dict[str, Any]:
-    report = checks.check_inputs(props)
-    assert report.failures == []
-    return report.inputs
+    return not exists(emulator, name)
 
 
 def test_lifecycle_create_read_delete(gcs: Path, scorer_uri: str, monkeypatch) -> None:
-    with start_emulator(gcs) as emu:
+    with fast_emulator(gcs) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         provider = RlftTuningJobProvider(**FAST)
         props = checked(inputs(scorer_uri))
@@ -87,7 +65,7 @@ def test_lifecycle_create_read_delete(gcs: Path, scorer_uri: str, monkeypatch) -
 
 
 def test_faults_do_not_lose_or_double_a_job(gcs: Path, scorer_uri: str, monkeypatch) -> None:
-    with start_emulator(gcs, *SEEDED_FAULTS, "--create-fault", "after") as emu:
+    with fast_emulator(gcs, *SEEDED_FAULTS, "--create-fault", "after") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         provider = RlftTuningJobProvider(**FAST)
         created = provider.create(checked(inputs(scorer_uri)))
@@ -102,7 +80,7 @@ def test_faults_do_not_lose_or_double_a_job(gcs: Path, scorer_uri: str, monkeypa
 
 
 def test_create_fault_after_store_adopts_the_stored_job(gcs: Path, scorer_uri: str, monkeypatch) -> None:
-    with start_emulator(gcs, "--create-fault", "after") as emu:
+    with fast_emulator(gcs, "--create-fault", "after") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         created = RlftTuningJobProvider(**FAST).create(checked(inputs(scorer_uri, wait="none")))
         jobs = jobs_in(emu)
@@ -110,14 +88,14 @@ def test_create_fault_after_store_adopts_the_stored_job(gcs: Path, scorer_uri: s
 
 
 def test_create_fault_before_store_creates_exactly_one(gcs: Path, scorer_uri: str, monkeypatch) -> None:
-    with start_emulator(gcs, "--create-fault", "before") as emu:
+    with fast_emulator(gcs, "--create-fault", "before") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         created = RlftTuningJobProvider(**FAST).create(checked(inputs(scorer_uri, wait="none")))
         assert [j["name"] for j in jobs_in(emu)] == [created.id]
 
 
 def test_an_existing_live_job_with_the_same_spec_is_adopted(gcs: Path, scorer_uri: str, monkeypatch) -> None:
-    with start_emulator(gcs) as emu:
+    with fast_emulator(gcs) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         props = checked(inputs(scorer_uri, wait="none"))
         first = RlftTuningJobProvider(**FAST).create(props)
@@ -156,7 +134,7 @@ def fixed_reward() -> Iterator[tuple[str, dict[str, Any]]]:
 def test_a_failing_reward_stops_create_before_any_job(gcs: Path, fixed_reward, monkeypatch) -> None:
     uri, answer = fixed_reward
     answer["status"] = 500
-    with start_emulator(gcs, "--backoff-scale", "0.001") as emu:
+    with fast_emulator(gcs, "--backoff-scale", "0.001") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         provider = RlftTuningJobProvider(**FAST, permission_retry_seconds=0)
         with pytest.raises(RewardRefused, match="reward validation failed") as info:
@@ -168,7 +146,7 @@ def test_a_failing_reward_stops_create_before_any_job(gcs: Path, fixed_reward, m
 def test_a_missing_reward_stops_create(gcs: Path, fixed_reward, monkeypatch) -> None:
     uri, answer = fixed_reward
     answer["body"] = {"score": 1.0}  # not the contract: no `reward`
-    with start_emulator(gcs) as emu:
+    with fast_emulator(gcs) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         with pytest.raises(RewardRefused, match="structure"):
             RlftTuningJobProvider(**FAST, permission_retry_seconds=0).create(checked(inputs(uri)))
@@ -178,7 +156,7 @@ def test_a_missing_reward_stops_create(gcs: Path, fixed_reward, monkeypatch) -> 
 def test_a_zero_reward_passes(gcs: Path, fixed_reward, monkeypatch) -> None:
     uri, answer = fixed_reward
     answer["body"] = {"reward": 0.0, "user_requested_aux_info": "{}"}
-    with start_emulator(gcs) as emu:
+    with fast_emulator(gcs) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         created = RlftTuningJobProvider(**FAST).create(checked(inputs(uri, wait="none")))
         assert created.outs["validation"]["rewards"]["structure"] == 0.0
@@ -191,7 +169,7 @@ def test_a_permission_error_is_retried_until_the_grant_applies(
     uri, answer = fixed_reward
     answer["status"] = lambda n: 403 if n <= 7 else 200
     answer["body"] = {"reward": 0.5}
-    with start_emulator(gcs, "--backoff-scale", "0.001") as emu:
+    with fast_emulator(gcs, "--backoff-scale", "0.001") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         created = RlftTuningJobProvider(**FAST).create(checked(inputs(uri, wait="none")))
         assert created.outs["validation"]["rewards"]["structure"] == 0.5
@@ -203,7 +181,7 @@ def test_an_unavailable_judge_is_named_with_the_ones_that_answer(
 ) -> None:
     props = inputs(scorer_uri)
     props["rewards"][1]["autorater"]["model"] = "gemini-3-pro-preview"
-    with start_emulator(gcs) as emu:
+    with fast_emulator(gcs) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         with pytest.raises(TunifolkError) as info:
             RlftTuningJobProvider(**FAST).create(checked(props))
@@ -214,7 +192,7 @@ def test_an_unavailable_judge_is_named_with_the_ones_that_answer(
 
 
 def test_wait_none_returns_at_once_and_update_waits_in_place(gcs: Path, scorer_uri: str, monkeypatch) -> None:
-    with start_emulator(gcs) as emu:
+    with fast_emulator(gcs) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         provider = RlftTuningJobProvider(**FAST)
         olds = provider.create(checked(inputs(scorer_uri, wait="none")))
@@ -227,7 +205,7 @@ def test_wait_none_returns_at_once_and_update_waits_in_place(gcs: Path, scorer_u
 
 
 def test_a_job_that_fails_while_waited_for_fails_create(gcs: Path, scorer_uri: str, monkeypatch) -> None:
-    with start_emulator(gcs, "--fail-at-step", "2") as emu:
+    with fast_emulator(gcs, "--fail-at-step", "2") as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         with pytest.raises(JobFailed, match="JOB_STATE_FAILED"):
             RlftTuningJobProvider(**FAST).create(checked(inputs(scorer_uri)))
@@ -245,7 +223,7 @@ def test_a_wait_timeout_returns_the_running_job(gcs: Path, scorer_uri: str, monk
 
 
 def test_read_drops_a_job_that_no_longer_exists(gcs: Path, scorer_uri: str, monkeypatch) -> None:
-    with start_emulator(gcs) as emu:
+    with fast_emulator(gcs) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         result = RlftTuningJobProvider(**FAST).read(
             f"projects/{PROJECT}/locations/us-central1/tuningJobs/12345", {"project": PROJECT}
@@ -254,7 +232,7 @@ def test_read_drops_a_job_that_no_longer_exists(gcs: Path, scorer_uri: str, monk
 
 
 def test_continuous_tuning_from_another_jobs_tuned_model(gcs: Path, scorer_uri: str, monkeypatch) -> None:
-    with start_emulator(gcs) as emu:
+    with fast_emulator(gcs) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         provider = RlftTuningJobProvider(**FAST)
         first = provider.create(checked(inputs(scorer_uri)))
