@@ -1,8 +1,9 @@
 """Policy rules over the resource graph, as plain functions.
 
-CrossGuard (pulumi-policy) needs the Pulumi CLI, which cannot run here, so the same rules are
-written as functions over a list of registered resources and run in the tests against the graph the
-program builds under Pulumi's mocks. Each rule returns its violations as readable lines.
+The rules are plain functions over a list of registered resources, so that two readers share them:
+the policy pack in `policy/` (`pulumi preview --policy-pack policy`, run by the real engine), and
+the unit tests, against the graph the program builds under Pulumi's mocks. Each rule returns its
+violations as readable lines.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The reward service as a bare ASGI application (contracts.md §3).
+"""The reward service as a bare ASGI application (docs/scorer.md, "HTTP contract").
 
 Starlette's router and Request object cost more per call than this whole contract needs (two
 routes, one JSON body), and the HTTP layer, not scoring, should bound throughput, so the app speaks

@@ -1,8 +1,8 @@
 """The form catalogue: every form the run teaches, as data, read by both the scorer and the dataset
 builder, so a prompt can never ask for a shape the scorer does not expect.
 
-Topology notation (scoring.md): capitals are poem-wide rhymes, lower case change per stanza, ``R``
-is a verbatim refrain. Two kinds of form exist:
+Topology notation (docs/scorer.md): capitals are poem-wide rhymes, lower case change per
+stanza, ``R`` is a verbatim refrain. Two kinds of form exist:
 
 * ``strophic``: stanzas of ``lines`` segments; all segments but the last share the stanza's own
   rhyme, the last carries the poem-wide rhyme (malzuma, mugef, muthallath, mukhammas, msaddes).

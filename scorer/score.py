@@ -2,7 +2,7 @@
 
 The reward is ``2 q - 1`` where the quality ``q`` in [0, 1] is a weighted mean of named sub-scores
 (rhyme topology with graded similarity, stanza count and size, refrain, isometry), minus
-penalties for the known hacks (scoring.md §4, plus babble: a line body of one word repeated, and
+penalties for the known hacks (docs/scorer.md, plus babble: a line body of one word repeated, and
 stubs: two-word lines or hemistichs), times a script gate. Every part is smooth, so
 samples of one GRPO group differ by how much of the form they kept, not by pass/fail. Rhyme
 agreement is counted pairwise: every pair of line ends that must rhyme and every pair that must
@@ -98,7 +98,7 @@ def _int_ref(v: str | None) -> int | None:
 
 def score(response: Any, references: dict[str, str] | None = None) -> Score:
     """Score one response (text, Gemini ``Content`` or chat messages) against dataset references
-    (contracts.md §5). Never raises on content; returns reward −1 with a reason when there is no
+    (docs/dataset.md). Never raises on content; returns reward −1 with a reason when there is no
     poem or no known form."""
     refs = _clean_refs(references)
     spec = lookup(refs.get("form"))

@@ -4,7 +4,7 @@ The policy answers with Gemini ``Content`` (thought parts and text parts) or, ou
 plain string or chat messages. Only non-thought text counts. Around the poem a model may put a
 title, Markdown, code fences, labels ("Stanza 1:", "الردة:") or prose ("Here is your poem:");
 these are removed so they cannot break the rhyme reading, and the prose is measured because
-scoring.md §4 penalises it. Stanzas are blank-line separated; hemistichs are separated by ``**``,
+docs/scorer.md penalises it. Stanzas are blank-line separated; hemistichs are separated by ``**``,
 ``*``, ``…``, ``...``, a tab, ``|`` or a run of three or more spaces.
 
 Layout is not content (docs/scorer.md, "Layout"): ``<br>`` is a newline; a stanza number alone on a

@@ -1,4 +1,4 @@
-"""The HTTP contract (contracts.md §3) against the real `python -m scorer` process."""
+"""The HTTP contract (docs/scorer.md, "HTTP contract") against the real `python -m scorer` process."""
 
 from __future__ import annotations
 

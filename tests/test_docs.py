@@ -1,0 +1,57 @@
+"""The repository explains itself: every document it cites is in it, and none lives outside it.
+
+Code comments and docs cite `docs/<name>.md`; a reader of the repository must never need the
+design notes the project started from, so no tracked file may point outside it.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CITED = re.compile(r"docs/([a-z][a-z0-9-]*)\.md")
+OUTSIDE = re.compile(r"\.\./shared|contracts\.md|scoring\.md|vertex-rlft-api|reference §")
+
+
+def tracked_text() -> dict[str, str]:
+    names = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    out = {}
+    for name in names.split():
+        if name.endswith((".py", ".md", ".yaml", ".go", ".toml", ".txt", ".in")) or name == "Makefile":
+            path = ROOT / name
+            if path.stat().st_size < 1_000_000:
+                out[name] = path.read_text(encoding="utf-8", errors="replace")
+    return out
+
+
+def test_every_cited_document_exists() -> None:
+    missing = {
+        f"{name}: docs/{doc}.md"
+        for name, text in tracked_text().items()
+        for doc in CITED.findall(text)
+        if not (ROOT / "docs" / f"{doc}.md").is_file()
+    }
+    assert not missing, sorted(missing)
+
+
+def test_nothing_points_outside_the_repository() -> None:
+    outside = {
+        f"{name}: {m.group(0)}"
+        for name, text in tracked_text().items()
+        if name != "tests/test_docs.py"
+        for m in OUTSIDE.finditer(text)
+    }
+    assert not outside, sorted(outside)
+
+
+def test_the_edges_the_code_cites_are_in_the_vertex_contract() -> None:
+    table = (ROOT / "docs" / "vertex.md").read_text(encoding="utf-8")
+    numbered = {int(n) for n in re.findall(r"^\| (\d+) \|", table, flags=re.M)}
+    cited = {
+        int(n)
+        for text in tracked_text().values()
+        for n in re.findall(r"docs/vertex\.md,\s+edge\s+(\d+)", text)
+    }
+    assert cited and cited <= numbered, sorted(cited - numbered)
