@@ -72,7 +72,7 @@ def _parse_config(parse: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def _match_rewards(spec: dict[str, Any]) -> dict[str, float]:
     """Correct and wrong rewards, defaulting (from the table) to ±1: a bare match is full range."""
-    return {f"{f.name.split('_')[0]}AnswerReward": float(spec.get(f.name, f.default)) for f in MATCH_REWARDS}
+    return {str(f.api): float(spec.get(f.name, f.default)) for f in MATCH_REWARDS}
 
 
 def _autorater_body(spec: dict[str, Any], project: str, location: str) -> dict[str, Any]:

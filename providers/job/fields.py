@@ -116,8 +116,18 @@ PARSE = (
 )
 
 MATCH_REWARDS = (
-    Field("correct_reward", Kind.FLOAT, "reward on a match", low=-1, high=1, default=1.0),
-    Field("wrong_reward", Kind.FLOAT, "reward otherwise", low=-1, high=1, default=-1.0),
+    Field(
+        "correct_reward",
+        Kind.FLOAT,
+        "reward on a match",
+        api="correctAnswerReward",
+        low=-1,
+        high=1,
+        default=1.0,
+    ),
+    Field(
+        "wrong_reward", Kind.FLOAT, "reward otherwise", api="wrongAnswerReward", low=-1, high=1, default=-1.0
+    ),
 )
 
 HYPER_PARAMETERS = (
