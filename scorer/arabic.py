@@ -68,16 +68,29 @@ def has_arabic(text: str) -> bool:
     return _ANY_ARABIC.search(text) is not None
 
 
+_FOLD_STR = {chr(k): v or "" for k, v in _FOLD.items()}
+_FOLDABLE = re.compile("[" + re.escape("".join(_FOLD_STR)) + "]")
+# Folding never yields a foldable character, so one replace per character found is one pass.
+assert not set("".join(_FOLD_STR.values())) & set(_FOLD_STR)
+
+
 def normalize_arabic(text: str) -> str:
     """Fold presentation forms, diacritics, tatweel and letter variants so spelling noise never
     changes a rhyme. NFKC is applied only when presentation forms are present (it is the costly
-    step and rarely needed)."""
+    step and rarely needed).
+
+    The fold is ``text.translate(_FOLD)``, done as one ``str.replace`` per distinct foldable
+    character present: ``translate`` looks every character of a non-ASCII text up in the table
+    one by one (~30 µs for a 27-line poem), while a poem holds a handful of distinct foldable
+    characters (~6 µs)."""
     if _PRESENTATION.search(text):
         text = unicodedata.normalize("NFKC", text)
     if "اة" in text:
         # -āt: after a long ā the ta marbuta is heard as t (حياة rhymes with ساعات, not with -ah)
         text = text.replace("اة", "ات")
-    return text.translate(_FOLD)
+    for ch in set(_FOLDABLE.findall(text)):
+        text = text.replace(ch, _FOLD_STR[ch])
+    return text
 
 
 # --- Arabizi ------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from scorer.arabic import NON_ARABIC_LETTER, NON_LATIN_LETTER, normalize_arabic, rhyme_key, similarity
+from scorer.arabic import ARABIC_LETTERS, normalize_arabic, rhyme_key, similarity
 
 MAX_CHARS = 20_000
 """Longest text that is scored; beyond it the poem is cut (and penalised as overlong) so one huge
@@ -199,8 +199,24 @@ def _is_prose(hemi_words: list[list[str]], text: str) -> bool:
     return bool(_PROSE_LEAD.match(text)) and sum(len(w) for w in hemi_words) > 3
 
 
+def _hemi_words(part: str) -> list[str]:
+    """The words of one hemistich (``_WORD``'s matches). A part of plain words and spaces, verse's
+    common case, is just its ``split()``: ``[^\\W_]`` is exactly ``str.isalnum`` (both are
+    ``Py_UNICODE_ISALNUM``) and no whitespace is alphanumeric, so the regex would find the same
+    tokens; it runs only when a token holds anything else (punctuation, an apostrophe, ``_``)."""
+    toks = part.split()
+    if "".join(toks).isalnum():
+        return toks
+    return _WORD.findall(part)
+
+
 def parse_poem(text: str) -> Poem:
-    """Clean the text and split it into blocks of lines and hemistichs (see the module doc)."""
+    """Clean the text and split it into blocks of lines and hemistichs (see the module doc).
+
+    Called once per reward, so the per-line loop is kept cheap: whole-text tests decide once
+    whether any line can hold a code fence or Markdown/label markup, a line without them skips
+    ``_clean_line``, a line without a caesura mark skips the split, and the signature test runs
+    on the last line only (the only place ``_drop_signature`` looks)."""
     poem = Poem()
     if not text:
         return poem
@@ -218,41 +234,72 @@ def parse_poem(text: str) -> Poem:
         raw_lines = raw_lines[:MAX_LINES]
         poem.overlong = True
 
+    fences = "```" in text or "~~~" in text
+    markup = _MARKUP_CHAR.search(text) is not None  # else _clean_line can only strip a bullet
     lines: list[Line] = []
     gaps: list[int] = []  # blank lines (2 for a stanza number or prose) before each line
     marks: list[bool] = []  # each line carried heading/bold markup
     in_fence = False
     gap = 0
+    last_raw = ""
     for raw in raw_lines:
-        if _FENCE.match(raw):
+        if fences and _FENCE.match(raw):
             in_fence = not in_fence
             continue
-        if not raw.strip():
+        st = raw.strip()
+        if not st:
             gap += 1
             continue
-        if raw.lstrip()[:1] in _NUMERAL_START and _NUMERAL_LINE.match(raw):
+        head = st[0]
+        if head in _NUMERAL_START and _NUMERAL_LINE.match(raw):
             gap += 2
             continue
-        s, marked = _clean_line(raw)
-        if not s or (s.count(" ") < 3 and _LABEL_LINE.match(s)):
+        if markup or head in _BULLET_START:
+            s, marked = _clean_line(raw)
+            if not s:
+                continue
+        else:
+            s, marked = st, False
+        if s.count(" ") < 3 and _LABEL_LINE.match(s):
             continue
-        pieces = _SPLIT.split(s) if _MAY_SPLIT.search(s) else (s,)
-        parts = [p for p in (h.strip(_PUNCT) for h in pieces) if p]
-        hemi_words = [w for w in (_WORD.findall(h) for h in parts) if w]
-        if not hemi_words:
-            continue
-        if _is_prose(hemi_words, s):
+        if "   " in s or "..." in s or _SPLIT_CHAR.search(s):  # _MAY_SPLIT
+            parts = [p for p in (h.strip(_PUNCT) for h in _SPLIT.split(s)) if p]
+            hemi_words = [w for w in map(_hemi_words, parts) if w]
+            if not hemi_words:
+                continue
+            words = [w for hw in hemi_words for w in hw]
+            key = "".join(words).lower()
+        else:
+            part = s.strip(_PUNCT)
+            if not part:
+                continue
+            words = part.split()
+            key = "".join(words)
+            if not key.isalnum():
+                words = _WORD.findall(part)
+                if not words:
+                    continue
+                key = "".join(words)
+            parts = [part]
+            hemi_words = [words]
+            key = key.lower()
+        # prose (see _is_prose): a sentence-long hemistich, a line that introduces something
+        # (ends with a colon, or opens with a lead-in such as 'Here is' / 'إليك')
+        if (
+            any(len(hw) > PROSE_WORDS_PER_HEMISTICH for hw in hemi_words)
+            or (s.endswith((":", "：")) and len(s) > 1)
+            or (len(words) > 3 and _PROSE_LEAD.match(s))
+        ):
             poem.prose_chars += len(s)
             gap += 2
             continue
-        words = [w for hw in hemi_words for w in hw]
-        ln = Line(s, parts, words, hemi_words, "".join(words).lower())
-        if raw.lstrip()[:1] in _SIGN_START and _SIGNATURE.match(raw):
-            ln.signed = True
-        lines.append(ln)
+        lines.append(Line(s, parts, words, hemi_words, key))
         gaps.append(gap if len(lines) > 1 else 0)
         marks.append(marked)
         gap = 0
+        last_raw = raw
+    if lines and last_raw.lstrip()[:1] in _SIGN_START and _SIGNATURE.match(last_raw):
+        lines[-1].signed = True
 
     blocks = _blocks(lines, gaps)
     if blocks:
@@ -261,11 +308,16 @@ def parse_poem(text: str) -> Poem:
     poem.blocks = [b for b in blocks if b]
     joined = "\n".join(ln.text for b in blocks for ln in b)
     poem.poem_chars = len(joined)
-    poem.arabic_letters = len(NON_ARABIC_LETTER.sub("", joined))
-    poem.latin_letters = len(NON_LATIN_LETTER.sub("", joined))
+    # = len(NON_ARABIC_LETTER.sub("", joined)) and len(NON_LATIN_LETTER.sub("", joined)), cheaper
+    poem.arabic_letters = sum(map(joined.count, ARABIC_LETTERS))
+    poem.latin_letters = len(joined.encode("ascii", "ignore").translate(None, _NOT_LATIN_BYTES))
     return poem
 
 
+_MARKUP_CHAR = re.compile("[#*_>:：]")
+"""Characters without which ``_clean_line`` changes nothing but a leading bullet."""
+_SPLIT_CHAR = re.compile("[*…\t|\u3000]")
+_NOT_LATIN_BYTES = bytes(c for c in range(256) if not (65 <= c <= 90 or 97 <= c <= 122))
 _SIGN_START = frozenset("-–—~bpsBPSبشكت")
 _NUMERAL_START = frozenset("0123456789٠١٢٣٤٥٦٧٨٩([IVXLC")
 TITLE_WORDS = 6
