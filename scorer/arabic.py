@@ -143,9 +143,11 @@ _LATIN_VOWELS = frozenset("aiu")
 _NON_LATIN_WORD = re.compile(r"[^a-z0-9šéèêëàâîïôûùüç]+")
 
 
+@functools.lru_cache(maxsize=65536)
 def arabizi_fold(word: str) -> str:
     """Lower-case a Latin/Arabizi word and fold it to a small phonetic alphabet (a, i, u and
-    consonants, digits standing for the Arabic letters of the Tunisian table)."""
+    consonants, digits standing for the Arabic letters of the Tunisian table). Cached: the language
+    gate folds every word of an Arabizi poem, and a run's vocabulary repeats."""
     w = _NON_LATIN_WORD.sub("", word.lower())
     for a, b in _LATIN_DIGRAPHS:
         if a in w:

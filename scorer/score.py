@@ -111,12 +111,10 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     sub: dict[str, float] = {}
     pen: dict[str, float] = {}
     if spec.kind == "strophic":
-        weights = dict(WEIGHTS_STROPHIC)
+        weights, weight_sum = _WEIGHTS_NO_REFRAIN if spec.refrain == "none" else _WEIGHTS_REFRAIN
         ends = _score_strophic(spec, refs, poem, sub, pen)
-        if spec.refrain == "none":
-            weights.pop("refrain")
     else:
-        weights = dict(WEIGHTS_GSIM if spec.first_half == "shared" else WEIGHTS_QASIDA)
+        weights, weight_sum = _WEIGHTS_GSIM if spec.first_half == "shared" else _WEIGHTS_QASIDA
         ends = _score_bayt(spec, refs, poem, sub, pen)
 
     _common_penalties(poem, ends, pen)
@@ -130,15 +128,32 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     form_gate = sub.pop("_size_gate", 1.0)
     if form_gate < 1.0:
         sub["form"] = form_gate
-    base = sum(weights[k] * sub.get(k, 0.0) for k in weights) / sum(weights.values())
+    base = sum([w * sub.get(k, 0.0) for k, w in weights]) / weight_sum
     q = (base - sum(pen.values())) * gate * sub["language"] * form_gate
     reward = max(-1.0, min(1.0, 2.0 * q - 1.0))
     if not math.isfinite(reward):
         reward = -1.0
-    out = {k: round(v, 4) for k, v in sub.items()}
-    out.update({f"p_{k}": round(v, 4) for k, v in pen.items() if v > 0})
-    out["quality"] = round(max(0.0, min(1.0, q)), 4)
+    out = {k: _round4(v) for k, v in sub.items()}
+    out.update({f"p_{k}": _round4(v) for k, v in pen.items() if v > 0})
+    out["quality"] = _round4(max(0.0, min(1.0, q)))
     return Score(reward, out, _reason(spec, sub, pen))
+
+
+def _weights(weights: dict[str, float]) -> tuple[tuple[tuple[str, float], ...], float]:
+    """A form's weights in order, with their sum (the same float ``sum(weights.values())`` gives)."""
+    return tuple(weights.items()), sum(weights.values())
+
+
+_WEIGHTS_REFRAIN = _weights(WEIGHTS_STROPHIC)
+_WEIGHTS_NO_REFRAIN = _weights({k: v for k, v in WEIGHTS_STROPHIC.items() if k != "refrain"})
+_WEIGHTS_GSIM = _weights(WEIGHTS_GSIM)
+_WEIGHTS_QASIDA = _weights(WEIGHTS_QASIDA)
+
+
+def _round4(v: float) -> float:
+    """``round(v, 4)``, which formats the float as decimal digits; 0 and 1, the commonest
+    sub-scores, are already round."""
+    return v if v == 1.0 or v == 0.0 else round(v, 4)
 
 
 def _reason(spec: FormSpec, sub: dict[str, float], pen: dict[str, float]) -> str:
@@ -510,13 +525,8 @@ def _common_penalties(poem: Poem, ends: _Ends, pen: dict[str, float]) -> None:
     if near or far:
         pen["ita"] = min(0.6, ITA_NEAR * near + ITA_FAR * far)
 
-    seen: set[str] = set()
-    dups = 0
-    for ln in ends.lines:
-        key = ln.key
-        if key in seen:
-            dups += 1
-        seen.add(key)
+    keys = [ln.key for ln in ends.lines]
+    dups = len(keys) - len(set(keys))  # lines whose key came before
     if dups:
         pen["dup"] = min(0.7, 0.12 * dups)
 
@@ -541,12 +551,8 @@ def _short_penalty(lengths: list[int], one_word_rate: float, pen: dict[str, floa
     n = len(lengths)
     if not n:
         return
-    one = two = 0
-    for k in lengths:
-        if k <= 1:
-            one += 1
-        elif k == 2:
-            two += 1
+    one = lengths.count(1) + lengths.count(0)  # k <= 1 (lengths are never negative)
+    two = lengths.count(2)
     if one or two:
         s1, s2 = one / n, two / n
         pen["short"] = min(0.6, one_word_rate * s1 + 0.25 * s2 + 0.45 * max(0.0, s2 - 0.25))
@@ -615,10 +621,10 @@ def _language_gate(poem: Poem, arabizi: bool) -> float:
             if n >= 3:
                 key = tuple(map(arabizi_fold, body)) if arabizi else tuple(body)
                 # one word repeated is babble, the babble penalty's business, not a template
-                if len(set(key)) >= 2 and seen.setdefault(key, rhyme_identity(h[-1])) != rhyme_identity(
-                    h[-1]
-                ):
-                    continue
+                if key.count(key[0]) != len(key):
+                    end = rhyme_identity(h[-1])
+                    if seen.setdefault(key, end) != end:
+                        continue
             total += worth
     if not units:
         return 0.0

@@ -35,8 +35,13 @@ _BR = re.compile(r"<br\s*/?>|</?div\s*>", re.I)
 _PARA = re.compile(r"</?p\s*>", re.I)
 _NUMERAL_LINE = re.compile(r"^\s*[(\[]?\s*(?:\d{1,3}|[٠-٩]{1,3}|[IVXLC]{1,7})\s*[)\].:\-–—]?\s*$")
 _INNER_MARKUP = re.compile(r"(\*\*|__|\*)(?=[^\s*_])([^\n]*?[^\s*_])\1")
+_MARKUP_OPENS = re.compile(r"[*_][^\s*_]")
+"""Found wherever _INNER_MARKUP matches (its marker is followed by such a character); a line
+without it (a `` ** `` caesura between spaces) needs no substitution."""
 _SIGNATURE = re.compile(r"^\s*(?:[-–—~]+\s*\S|(?:by|par|signé|بقلم|شعر|كلمات|توقيع)\s*[:：]?\s*\S)", re.I)
-_SOFT = re.compile(r"\s+/\s*|\s*/\s+|\s+[-–—]+\s+|\s*[،؛]\s*|\s*[,;]\s+|(?<=\S) {2}(?=\S)")
+# The lookaheads in _SOFT and _SPLIT only name the characters a match can start with: the same
+# matches, but the engine skips every other position at once (twice as fast on a verse line).
+_SOFT = re.compile(r"(?=[\s/،؛,;])(?:\s+/\s*|\s*/\s+|\s+[-–—]+\s+|\s*[،؛]\s*|\s*[,;]\s+|(?<=\S) {2}(?=\S))")
 _SOFT_TRIGGER = re.compile(r"[/،؛,;\-–—]| {2}")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]{0,15}(?:\s[^<>]{0,200})?/?>")
@@ -58,7 +63,7 @@ _PROSE_LEAD = re.compile(
     r"هذه|هاذي|هذي|إليك|اليك|اليكم|تفضل|ملاحظة|شرح|آمل|نتمنى)\b",
     re.I,
 )
-_SPLIT = re.compile(r"\s*(?:\*+|…+|\.{3,}|\t+|\s\|{1,2}\s| {3,}|\u3000+)\s*")
+_SPLIT = re.compile(r"(?=[\s*….])\s*(?:\*+|…+|\.{3,}|\t+|\s\|{1,2}\s| {3,}|\u3000+)\s*")
 _MAY_SPLIT = re.compile(r"[*…\t|\u3000]|\.\.\.|   ")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
@@ -183,7 +188,7 @@ def _clean_line(raw: str) -> tuple[str, bool]:
         s = _LABEL_PREFIX.sub("", s, count=1)
     if "_" in s:
         s = _EMPH.sub(r"\1", s)
-    if "**" in s or "__" in s or s.count("*") >= 2:
+    if ("**" in s or "__" in s or s.count("*") >= 2) and _MARKUP_OPENS.search(s):
         s = _INNER_MARKUP.sub(r"\2", s)
     return s.strip(), marked
 
@@ -197,6 +202,20 @@ def _is_prose(hemi_words: list[list[str]], text: str) -> bool:
     if stripped.endswith((":", "：")) and len(stripped) > 1:
         return True
     return bool(_PROSE_LEAD.match(text)) and sum(len(w) for w in hemi_words) > 3
+
+
+def _split(s: str) -> list[str]:
+    """``_SPLIT.split(s)``. The usual caesura, one ``**`` and no other separator character, is cut
+    by hand: the only match is then the ``**`` with the whitespace around it (``\\s`` is
+    ``str.isspace``, as ``strip()`` uses), and the regex walks every space of the line."""
+    if s.count("*") == 2 and not _OTHER_SPLIT_CHAR.search(s) and "   " not in s:
+        i = s.find("**")
+        if i >= 0:
+            return [s[:i].rstrip(), s[i + 2 :].lstrip()]
+    return _SPLIT.split(s)
+
+
+_OTHER_SPLIT_CHAR = re.compile("[…\t|\u3000]|\\.\\.\\.")
 
 
 def _hemi_words(part: str) -> list[str]:
@@ -263,7 +282,7 @@ def parse_poem(text: str) -> Poem:
         if s.count(" ") < 3 and _LABEL_LINE.match(s):
             continue
         if "   " in s or "..." in s or _SPLIT_CHAR.search(s):  # _MAY_SPLIT
-            parts = [p for p in (h.strip(_PUNCT) for h in _SPLIT.split(s)) if p]
+            parts = [p for p in (h.strip(_PUNCT) for h in _split(s)) if p]
             hemi_words = [w for w in map(_hemi_words, parts) if w]
             if not hemi_words:
                 continue
