@@ -183,12 +183,21 @@ def _pair_mean(keys: list[RhymeKey]) -> float:
     return total / (n * (n - 1) / 2)
 
 
+_DYADIC = frozenset((0.0, 0.25, 0.5, 1.0))
+
+
 def _cross_mean(a: list[RhymeKey], b: list[RhymeKey], rows: dict[RhymeKey, list[float]]) -> float:
     """Mean similarity of every rhyme of ``a`` with every rhyme of ``b``, summed in the order
     a × b. ``rows`` memoises one rhyme's similarities with all of ``b`` (the lines of a stanza share
     a rhyme, and ``b`` is the same for every stanza): pass one dict per ``b``."""
     if not a or not b:
         return 0.0
+    if a.count(a[0]) == len(a) and b.count(b[0]) == len(b):
+        # one rhyme against one rhyme: the sum of len(a) × len(b) equal similarities is exact
+        # (and the mean is that similarity) when it is a dyadic 0, 0.25, 0.5 or 1; 0.7 is not
+        v = rhyme_similarity(a[0], b[0])
+        if v in _DYADIC:
+            return v
     values: list[float] = []
     for x in a:
         row = rows.get(x)
@@ -290,18 +299,27 @@ def _same_line(a: str, b: str) -> bool:
     return p + q >= need
 
 
-def _refrains(texts: list[str]) -> list[tuple[str, int]]:
-    """Distinct refrain texts (the opening's first half is often the whole first line) with the
-    length tolerance ``_same_line`` allows against each."""
-    return [(r, max(2, len(r) // 10)) for r in dict.fromkeys(texts)]
+def _refrains(texts: list[str]) -> list[tuple[str, int, str, str]]:
+    """Distinct refrain texts (the opening's first half is often the whole first line), each with
+    what ``_is_copy`` tests before ``_same_line``: the length tolerance, and the first and last
+    h0 = ⌈0.9 × len / 2⌉ letters. A copy has p + q ≥ 0.9 × max(len(a), len(b)) ≥ 0.9 × len(r),
+    so p ≥ h0 or q ≥ h0: it starts with the head or ends with the tail."""
+    out = []
+    for r in dict.fromkeys(texts):
+        h0 = math.ceil(0.9 * len(r) / 2)
+        out.append((r, max(2, len(r) // 10), r[:h0], r[len(r) - h0 :]))
+    return out
 
 
-def _is_copy(key: str, refrains: list[tuple[str, int]]) -> bool:
-    """``any(_same_line(key, r) for r in refrains)``, with the length test inlined: it costs less
-    than a call, and lines of other lengths are never the refrain."""
+def _is_copy(key: str, refrains: list[tuple[str, int, str, str]]) -> bool:
+    """``any(_same_line(key, r) for r in refrains)`` with ``_same_line``'s cheap rejections
+    inlined (other length, neither the refrain's head nor its tail): most lines fail them, and
+    they cost less than the call."""
     la = len(key)
-    for r, tol in refrains:  # noqa: SIM110 (a loop, not any(): no generator per line)
-        if key == r or (abs(la - len(r)) <= tol and _same_line(key, r)):
+    for r, tol, head, tail in refrains:
+        if key == r or (
+            abs(la - len(r)) <= tol and (key.startswith(head) or key.endswith(tail)) and _same_line(key, r)
+        ):
             return True
     return False
 

@@ -18,6 +18,7 @@ since inside an ordinary line a comma is only a comma.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,7 +65,6 @@ _PROSE_LEAD = re.compile(
     re.I,
 )
 _SPLIT = re.compile(r"(?=[\s*….])\s*(?:\*+|…+|\.{3,}|\t+|\s\|{1,2}\s| {3,}|\u3000+)\s*")
-_MAY_SPLIT = re.compile(r"[*…\t|\u3000]|\.\.\.|   ")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 PROSE_WORDS_PER_HEMISTICH = 14
@@ -193,17 +193,6 @@ def _clean_line(raw: str) -> tuple[str, bool]:
     return s.strip(), marked
 
 
-def _is_prose(hemi_words: list[list[str]], text: str) -> bool:
-    """A line is prose, not verse, when a 'hemistich' is sentence-long, or it introduces something
-    (ends with a colon, or opens with a lead-in such as 'Here is' / 'إليك')."""
-    if any(len(w) > PROSE_WORDS_PER_HEMISTICH for w in hemi_words):
-        return True
-    stripped = text.rstrip()
-    if stripped.endswith((":", "：")) and len(stripped) > 1:
-        return True
-    return bool(_PROSE_LEAD.match(text)) and sum(len(w) for w in hemi_words) > 3
-
-
 def _split(s: str) -> list[str]:
     """``_SPLIT.split(s)``. The usual caesura, one ``**`` and no other separator character, is cut
     by hand: the only match is then the ``**`` with the whitespace around it (``\\s`` is
@@ -255,9 +244,11 @@ def parse_poem(text: str) -> Poem:
 
     fences = "```" in text or "~~~" in text
     markup = _MARKUP_CHAR.search(text) is not None  # else _clean_line can only strip a bullet
+    # an uncleaned line is a piece of the text: without a caesura mark in the text, it has none
+    caesura = "   " in text or "..." in text or _SPLIT_CHAR.search(text) is not None
     lines: list[Line] = []
     gaps: list[int] = []  # blank lines (2 for a stanza number or prose) before each line
-    marks: list[bool] = []  # each line carried heading/bold markup
+    first_marked = False  # the first line carried heading/bold markup
     in_fence = False
     gap = 0
     last_raw = ""
@@ -273,7 +264,8 @@ def parse_poem(text: str) -> Poem:
         if head in _NUMERAL_START and _NUMERAL_LINE.match(raw):
             gap += 2
             continue
-        if markup or head in _BULLET_START:
+        cleaned = markup or head in _BULLET_START
+        if cleaned:
             s, marked = _clean_line(raw)
             if not s:
                 continue
@@ -281,13 +273,15 @@ def parse_poem(text: str) -> Poem:
             s, marked = st, False
         if s.count(" ") < 3 and _LABEL_LINE.match(s):
             continue
-        if "   " in s or "..." in s or _SPLIT_CHAR.search(s):  # _MAY_SPLIT
+        # a caesura mark: one of _SPLIT's characters, "..." or three spaces
+        if (caesura or cleaned) and ("   " in s or "..." in s or _SPLIT_CHAR.search(s)):
             parts = [p for p in (h.strip(_PUNCT) for h in _split(s)) if p]
             hemi_words = [w for w in map(_hemi_words, parts) if w]
             if not hemi_words:
                 continue
             words = [w for hw in hemi_words for w in hw]
             key = "".join(words).lower()
+            long_hemi = any(len(hw) > PROSE_WORDS_PER_HEMISTICH for hw in hemi_words)
         else:
             part = s.strip(_PUNCT)
             if not part:
@@ -302,30 +296,30 @@ def parse_poem(text: str) -> Poem:
             parts = [part]
             hemi_words = [words]
             key = key.lower()
-        # prose (see _is_prose): a sentence-long hemistich, a line that introduces something
-        # (ends with a colon, or opens with a lead-in such as 'Here is' / 'إليك')
-        if (
-            any(len(hw) > PROSE_WORDS_PER_HEMISTICH for hw in hemi_words)
-            or (s.endswith((":", "：")) and len(s) > 1)
-            or (len(words) > 3 and _PROSE_LEAD.match(s))
-        ):
+            long_hemi = len(words) > PROSE_WORDS_PER_HEMISTICH
+        # A line is prose, not verse, when a 'hemistich' is sentence-long, or it introduces
+        # something (ends with a colon, or opens with a lead-in such as 'Here is' / 'إليك').
+        if long_hemi or (s.endswith((":", "：")) and len(s) > 1) or (len(words) > 3 and _PROSE_LEAD.match(s)):
             poem.prose_chars += len(s)
             gap += 2
             continue
+        if not lines:
+            first_marked = marked
         lines.append(Line(s, parts, words, hemi_words, key))
-        gaps.append(gap if len(lines) > 1 else 0)
-        marks.append(marked)
+        gaps.append(gap)
         gap = 0
         last_raw = raw
-    if lines and last_raw.lstrip()[:1] in _SIGN_START and _SIGNATURE.match(last_raw):
-        lines[-1].signed = True
+    if lines:
+        gaps[0] = 0
+        if last_raw.lstrip()[:1] in _SIGN_START and _SIGNATURE.match(last_raw):
+            lines[-1].signed = True
 
     blocks = _blocks(lines, gaps)
     if blocks:
         _drop_signature(blocks)
-        _drop_title(blocks, marks[0] if marks else False)
+        _drop_title(blocks, first_marked)
     poem.blocks = [b for b in blocks if b]
-    joined = "\n".join(ln.text for b in blocks for ln in b)
+    joined = "\n".join([ln.text for b in blocks for ln in b])
     poem.poem_chars = len(joined)
     # = len(NON_ARABIC_LETTER.sub("", joined)) and len(NON_LATIN_LETTER.sub("", joined)), cheaper
     poem.arabic_letters = sum(map(joined.count, ARABIC_LETTERS))
@@ -358,14 +352,10 @@ def _blocks(lines: list[Line], gaps: list[int]) -> list[list[Line]]:
     if not lines:
         return []
     cut = 1
-    if len(lines) >= 4 and all(g >= 1 for g in gaps[1:]):
+    if len(lines) >= 4 and 0 not in gaps[1:]:  # every gap >= 1 (gaps are never negative)
         cut = min(gaps[1:]) + 1
-    blocks: list[list[Line]] = []
-    for ln, g in zip(lines, gaps, strict=True):
-        if not blocks or g >= cut:
-            blocks.append([])
-        blocks[-1].append(ln)
-    return blocks
+    starts = [0, *(i for i in range(1, len(lines)) if gaps[i] >= cut), len(lines)]
+    return [lines[a:b] for a, b in itertools.pairwise(starts)]
 
 
 def _drop_signature(blocks: list[list[Line]]) -> None:
