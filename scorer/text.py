@@ -254,9 +254,19 @@ def parse_poem(text: str) -> Poem:
     in_fence = False
     gap = 0
     last_raw = ""
+    # a line met again (a refrain) reads as it did the first time: its fields are reused (they are
+    # never modified); a new Line is made, so each keeps its own lazily computed soft split
+    again: dict[str, tuple[str, list[str], list[str], list[list[str]], str]] = {}
     for raw in raw_lines:
         if fences and _FENCE.match(raw):
             in_fence = not in_fence
+            continue
+        fields = again.get(raw)
+        if fields is not None:
+            lines.append(Line(*fields))
+            gaps.append(gap)
+            gap = 0
+            last_raw = raw
             continue
         st = raw.strip()
         if not st:
@@ -311,7 +321,8 @@ def parse_poem(text: str) -> Poem:
             continue
         if not lines:
             first_marked = marked
-        lines.append(Line(s, parts, words, hemi_words, key))
+        fields = again[raw] = (s, parts, words, hemi_words, key)
+        lines.append(Line(*fields))
         gaps.append(gap)
         gap = 0
         last_raw = raw
