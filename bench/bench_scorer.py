@@ -8,7 +8,9 @@
 * Requests/s and p99 latency at 32 concurrent keep-alive connections on loopback, every server
   side by side in each round, same load generator (a small asyncio raw-socket client), same body:
 
-  - the scorer (``python -m scorer``);
+  - the scorer (``python -m scorer``), as deployed (one process: Cloud Run's default 1 vCPU), and
+    with one worker process per CPU of this machine (``WEB_CONCURRENCY``, for an instance with
+    that many vCPUs);
   - the null handler: our own ASGI stack (uvicorn + uvloop + httptools) reading the body and
     answering a constant, so the figure shows what scoring costs on top of HTTP;
   - **the yardstick of issue 11**: a stdlib ``http.server`` (ThreadingHTTPServer) that parses the
@@ -60,8 +62,9 @@ BODY = json.dumps(
     ensure_ascii=False,
 ).encode()
 CONNECTIONS = 32
+WARM_UP = 1.5
 
-NULL_SERVER = "from scorer.__main__ import serve; from scorer.app import null_app; serve(null_app)"
+NULL_SERVER = "from scorer.__main__ import serve; serve('scorer.app:null_app')"
 STDLIB_SERVER = """
 import os
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -109,13 +112,16 @@ assert STDLIB_CONSTANT_NAIVE != STDLIB_SERVER
 STDLIB_CONSTANT = _nodelay(STDLIB_CONSTANT_NAIVE)
 STDLIB_SCORING = _nodelay(STDLIB_SERVER)
 
-# (key, label, server code; None is ``python -m scorer``)
+CPUS = os.cpu_count() or 1
+PER_CPU = {"WEB_CONCURRENCY": str(CPUS)}
+# (key, label, server code (None is ``python -m scorer``), environment)
 SERVERS = [
-    ("scorer", "scorer (python -m scorer)", None),
-    ("null", "null handler, our ASGI stack", NULL_SERVER),
-    ("const", "stdlib, JSON + constant, NODELAY", STDLIB_CONSTANT),
-    ("naive", "stdlib, JSON + constant, naive", STDLIB_CONSTANT_NAIVE),
-    ("stdscore", "stdlib, same scoring, NODELAY", STDLIB_SCORING),
+    ("scorer", "scorer, 1 process (default)", None, {}),
+    ("scorerN", f"scorer, {CPUS} processes (1 per CPU)", None, PER_CPU),
+    ("null", "null handler, our stack, 1 proc.", NULL_SERVER, {}),
+    ("const", "stdlib, JSON + constant, NODELAY", STDLIB_CONSTANT, {}),
+    ("naive", "stdlib, JSON + constant, naive", STDLIB_CONSTANT_NAIVE, {}),
+    ("stdscore", "stdlib, same scoring, NODELAY", STDLIB_SCORING, {}),
 ]
 
 
@@ -177,9 +183,9 @@ def bench_corpus() -> tuple[float, float]:
     return first, (time.perf_counter() - t0) / (3 * len(cases))
 
 
-def start(code: str | None, port: int) -> subprocess.Popen:
+def start(code: str | None, port: int, env: dict[str, str] | None = None) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "scorer"] if code is None else [sys.executable, "-c", code]
-    env = {**os.environ, "PORT": str(port), "HOST": "127.0.0.1", "LOG_LEVEL": "error"}
+    env = {**os.environ, "PORT": str(port), "HOST": "127.0.0.1", "LOG_LEVEL": "error", **(env or {})}
     return subprocess.Popen(cmd, cwd=ROOT, env=env)
 
 
@@ -223,7 +229,8 @@ async def _conn_loop(
 
 async def _load(port: int, seconds: float) -> tuple[float, float]:
     """Open the connections first (a naive server's accept backlog of 5 delays some connects by a
-    SYN retry, seconds, which must not count), warm up on them for 0.5 s, then measure."""
+    SYN retry, seconds, which must not count), warm up on them for WARM_UP seconds (every worker
+    process started), then measure."""
     req = (
         b"POST / HTTP/1.1\r\nHost: b\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
         % len(BODY)
@@ -232,7 +239,7 @@ async def _load(port: int, seconds: float) -> tuple[float, float]:
     conns = await asyncio.gather(*(asyncio.open_connection("127.0.0.1", port) for _ in range(CONNECTIONS)))
     try:
         warm: list[float] = []
-        until = time.perf_counter() + 0.5
+        until = time.perf_counter() + WARM_UP
         await asyncio.gather(*(_conn_loop(r, w, until, warm, req) for r, w in conns))
         lat: list[float] = []
         t0 = time.perf_counter()
@@ -245,10 +252,10 @@ async def _load(port: int, seconds: float) -> tuple[float, float]:
     return len(lat) / elapsed, lat[int(len(lat) * 0.99)]
 
 
-def load(code: str | None, seconds: float) -> tuple[float, float]:
+def load(code: str | None, seconds: float, env: dict[str, str] | None = None) -> tuple[float, float]:
     """Requests/s and p99 latency (s) of one server at CONNECTIONS keep-alive connections."""
     port = free_port()
-    proc = start(code, port)
+    proc = start(code, port, env)
     try:
         first_200(port, proc)
         try:
@@ -293,15 +300,15 @@ def report_http(rounds: int, seconds: float) -> None:
         f"load: {CONNECTIONS} keep-alive connections, {seconds:g} s per server per round, {rounds} rounds,"
         f" loopback, {os.cpu_count()} CPUs; req/s median (min–max), p99 median"
     )
-    rps: dict[str, list[float]] = {k: [] for k, _, _ in SERVERS}
-    p99: dict[str, list[float]] = {k: [] for k, _, _ in SERVERS}
+    rps: dict[str, list[float]] = {k: [] for k, _, _, _ in SERVERS}
+    p99: dict[str, list[float]] = {k: [] for k, _, _, _ in SERVERS}
     for r in range(rounds):
         order = SERVERS[r % len(SERVERS) :] + SERVERS[: r % len(SERVERS)]  # rotate: drift hits all alike
-        for key, _label, code in order:
-            x, lat = load(code, seconds)
+        for key, _label, code, env in order:
+            x, lat = load(code, seconds, env)
             rps[key].append(x)
             p99[key].append(lat)
-    for key, label, _ in SERVERS:
+    for key, label, _, _ in SERVERS:
         lat = statistics.median(p99[key]) * 1e3
         print(f"  {label:34s}: {_spread(rps[key]):>22s} req/s  p99 {lat:6.1f} ms")
 
@@ -309,7 +316,9 @@ def report_http(rounds: int, seconds: float) -> None:
         return _spread([x / y for x, y in zip(rps[a], rps[b], strict=True)], "{:.2f}")
 
     print(f"  scorer / stdlib JSON + constant, NODELAY = {ratio('scorer', 'const')}  (goal >= 1.0)")
+    print(f"    with {CPUS} processes                      = {ratio('scorerN', 'const')}")
     print(f"  scorer / stdlib JSON + constant, naive   = {ratio('scorer', 'naive')}")
+    print(f"    with {CPUS} processes                      = {ratio('scorerN', 'naive')}")
     print(f"  scorer / null handler                    = {ratio('scorer', 'null')}")
     print(f"  null handler / stdlib constant, NODELAY  = {ratio('null', 'const')}")
     print(f"  scorer / stdlib same scoring, NODELAY    = {ratio('scorer', 'stdscore')}")
