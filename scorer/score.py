@@ -267,10 +267,6 @@ def _iso(lengths: list[int]) -> float:
     return max(0.0, min(1.0, 1.0 - 2.0 * max(0.0, cv - 0.2)))
 
 
-def _letters(words: list[str]) -> int:
-    return sum(map(len, words))
-
-
 # --- strophic forms --------------------------------------------------------------------------------
 
 
@@ -313,7 +309,7 @@ def _refrains(texts: list[str]) -> list[tuple[str, int, str, str]]:
 
 def _is_copy(key: str, refrains: list[tuple[str, int, str, str]]) -> bool:
     """``any(_same_line(key, r) for r in refrains)`` with ``_same_line``'s cheap rejections
-    inlined (other length, neither the refrain's head nor its tail): most lines fail them, and
+    inlined (another length, neither the refrain's head nor its tail): most lines fail them, and
     they cost less than the call."""
     la = len(key)
     for r, tol, head, tail in refrains:
@@ -468,7 +464,7 @@ def _score_strophic(
     if spec.opening and len(opening) < 2:
         sub["main"] *= 0.8
 
-    sub["iso"] = _iso([sum(map(len, s)) for s in segs_all])
+    sub["iso"] = _iso([len("".join(s)) for s in segs_all])  # letters per segment
     return _Ends([end_words], lines_all, [ln.words for ln in lines_all])
 
 
@@ -514,7 +510,7 @@ def _score_bayt(
             1.0 - rhyme_similarity(a, b) for a, b in zip(firsts, seconds, strict=True) if a.rawi and b.rawi
         ) / max(n, 1)
     segs = [p for pair in pairs for p in pair]
-    sub["iso"] = _iso([_letters(s) for s in segs])
+    sub["iso"] = _iso([len("".join(s)) for s in segs])  # letters per segment
     words = [[b[-1] for _, b in pairs]]
     if spec.first_half == "shared":
         words.append([a[-1] for a, _ in pairs])
