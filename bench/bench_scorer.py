@@ -62,7 +62,11 @@ BODY = json.dumps(
     ensure_ascii=False,
 ).encode()
 CONNECTIONS = 32
-WARM_UP = 1.5
+WARM_UP = 0.5
+SETTLE = 1.5
+"""Seconds between a server's first answer and the first connection of the measurement: worker
+processes start one by one, and connections opened while only the first one listens all stay with
+it (keep-alive), which would measure one process, not N."""
 
 NULL_SERVER = "from scorer.__main__ import serve; serve('scorer.app:null_app')"
 STDLIB_SERVER = """
@@ -229,8 +233,7 @@ async def _conn_loop(
 
 async def _load(port: int, seconds: float) -> tuple[float, float]:
     """Open the connections first (a naive server's accept backlog of 5 delays some connects by a
-    SYN retry, seconds, which must not count), warm up on them for WARM_UP seconds (every worker
-    process started), then measure."""
+    SYN retry, seconds, which must not count), warm up on them for WARM_UP seconds, then measure."""
     req = (
         b"POST / HTTP/1.1\r\nHost: b\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
         % len(BODY)
@@ -258,6 +261,7 @@ def load(code: str | None, seconds: float, env: dict[str, str] | None = None) ->
     proc = start(code, port, env)
     try:
         first_200(port, proc)
+        time.sleep(SETTLE)  # the first worker answers; let the others start before connecting
         try:
             import uvloop
 
