@@ -24,7 +24,7 @@
 * Cold start: process start to the first 200 answer to a scoring POST.
 
 ``python bench/bench_scorer.py [--rounds N] [--seconds S] [--only score|http]``; the default run
-takes about a minute and a half on 2 CPUs.
+takes about two minutes on 2 CPUs.
 """
 
 from __future__ import annotations
