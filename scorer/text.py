@@ -313,7 +313,7 @@ def parse_poem(text: str) -> Poem:
         # something (ends with a colon, or opens with a lead-in such as 'Here is' / 'إليك').
         if (
             long_hemi
-            or (s.endswith((":", "：")) and len(s) > 1)
+            or (markup and s.endswith((":", "：")) and len(s) > 1)  # no markup: no colon
             or (len(words) > 3 and s[0] not in _NO_PROSE_LEAD_START and _PROSE_LEAD.match(s))
         ):
             poem.prose_chars += len(s)
