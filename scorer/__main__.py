@@ -1,38 +1,42 @@
 """``python -m scorer``: serve the reward contract on ``$HOST:$PORT`` (defaults 0.0.0.0:8080).
 
-uvicorn with uvloop and httptools, one process (Cloud Run gives one CPU per instance and scales
-by instances), no access log (Vertex calls hundreds of times a second), keep-alive longer than
-Cloud Run's front end keeps idle connections.
+uvicorn with uvloop and httptools, no access log (Vertex calls hundreds of times a second), no
+proxy-header rewriting (nothing reads the client address), keep-alive longer than Cloud Run's front
+end keeps idle connections.
+
+One process by default. Scoring is CPU-bound Python, so a process uses one CPU at most, and Cloud
+Run gives an instance ``cpu`` vCPUs (the stack's default is 1) and scales by instances: one process
+per vCPU is the right shape, and with one vCPU that is one process. ``WEB_CONCURRENCY=N`` (uvicorn's
+and gunicorn's variable) runs N processes on the port, for an instance with N vCPUs (see
+docs/scorer.md, "Speed"). Each has its own listening socket (``SO_REUSEPORT``), so the kernel
+spreads new connections evenly over them: with one shared socket (uvicorn's ``workers``), the
+process that accepts first takes a burst of keep-alive connections and keeps them, and the others
+idle.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import socket
 import sys
+import threading
+import time
 from typing import Any
 
+APP = "scorer.app:app"
+"""The scorer as an import string."""
+MAX_HEADER = 64 * 1024
 
-def serve(app: Any = None) -> None:
-    """Run ``app`` (the scorer by default) the way the service runs in production."""
-    import uvicorn
 
-    if app is None:
-        from scorer.app import app as scorer_app
-
-        app = scorer_app
-    host = os.environ.get("HOST", "0.0.0.0")
-    try:
-        port = int(os.environ.get("PORT", "8080"))
-    except ValueError:
-        sys.exit(f"PORT must be a number, got {os.environ.get('PORT')!r}")
-    uvicorn.run(
-        app,
-        host=host,
-        port=port,
+def _settings() -> dict[str, Any]:
+    return dict(
         loop="uvloop",
         http="httptools",
         lifespan="off",
         access_log=False,
+        proxy_headers=False,
         log_level=os.environ.get("LOG_LEVEL", "warning"),
         timeout_keep_alive=620,
         server_header=False,
@@ -41,7 +45,84 @@ def serve(app: Any = None) -> None:
     )
 
 
-MAX_HEADER = 64 * 1024
+def serve(app: str = APP) -> None:
+    """Run ``app`` (an import string, the scorer by default) the way the service runs in production."""
+    import uvicorn
+
+    host = os.environ.get("HOST", "0.0.0.0")
+    try:
+        port = int(os.environ.get("PORT", "8080"))
+    except ValueError:
+        sys.exit(f"PORT must be a number, got {os.environ.get('PORT')!r}")
+    try:
+        workers = int(os.environ.get("WEB_CONCURRENCY") or "1")
+    except ValueError:
+        sys.exit(f"WEB_CONCURRENCY must be a number, got {os.environ.get('WEB_CONCURRENCY')!r}")
+    if workers <= 1:
+        uvicorn.run(app, host=host, port=port, workers=1, **_settings())
+    else:
+        _serve_processes(app, host, port, workers)
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    return sock
+
+
+def _serve_processes(app: str, host: str, port: int, workers: int) -> None:
+    """``workers`` forked processes, each serving ``app`` on its own SO_REUSEPORT socket. The app
+    is imported once before forking (the lexicon is loaded once and shared). SIGTERM or SIGINT
+    stops them all; if one dies, the others are stopped and the exit status says so, so that the
+    platform restarts the instance. Each process also exits if this one disappears (SIGKILL), so
+    that none is left holding the port."""
+    import uvicorn
+
+    __import__(app.split(":")[0])
+    parent = os.getpid()
+    children: list[int] = []
+    for _ in range(workers):
+        pid = os.fork()
+        if pid == 0:  # a worker process
+            code = 1
+            try:
+                threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+                uvicorn.Server(uvicorn.Config(app, **_settings())).run(sockets=[_listen(host, port)])
+                code = 0
+            finally:
+                os._exit(code)
+        children.append(pid)
+
+    def stop(signum: int = signal.SIGTERM, _frame: object = None) -> None:
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    status = 0
+    while children:
+        try:
+            pid, code = os.wait()
+        except ChildProcessError:
+            break
+        if pid in children:
+            children.remove(pid)
+            if code and not status:  # one died: stop the rest
+                status = 1
+                stop()
+    sys.exit(status)
+
+
+def _exit_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os.kill(os.getpid(), signal.SIGTERM)
+
 
 if __name__ == "__main__":
     serve()

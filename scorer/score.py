@@ -14,11 +14,10 @@ No I/O, no randomness, no dependence on hash order: the same input gives the sam
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from scorer.arabic import RhymeKey, arabizi_fold, rhyme_identity, rhyme_key, similarity
+from scorer.arabic import RhymeKey, arabizi_fold, rhyme, rhyme_identity, rhyme_similarity
 from scorer.catalogue import FormSpec, lookup
 from scorer.lexicon import is_arabic_word, is_arabizi_word
 from scorer.text import Line, Poem, extract_text, letters_only, parse_poem
@@ -112,12 +111,10 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     sub: dict[str, float] = {}
     pen: dict[str, float] = {}
     if spec.kind == "strophic":
-        weights = dict(WEIGHTS_STROPHIC)
+        weights, weight_sum = _WEIGHTS_NO_REFRAIN if spec.refrain == "none" else _WEIGHTS_REFRAIN
         ends = _score_strophic(spec, refs, poem, sub, pen)
-        if spec.refrain == "none":
-            weights.pop("refrain")
     else:
-        weights = dict(WEIGHTS_GSIM if spec.first_half == "shared" else WEIGHTS_QASIDA)
+        weights, weight_sum = _WEIGHTS_GSIM if spec.first_half == "shared" else _WEIGHTS_QASIDA
         ends = _score_bayt(spec, refs, poem, sub, pen)
 
     _common_penalties(poem, ends, pen)
@@ -131,15 +128,32 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     form_gate = sub.pop("_size_gate", 1.0)
     if form_gate < 1.0:
         sub["form"] = form_gate
-    base = sum(weights[k] * sub.get(k, 0.0) for k in weights) / sum(weights.values())
+    base = sum([w * sub.get(k, 0.0) for k, w in weights]) / weight_sum
     q = (base - sum(pen.values())) * gate * sub["language"] * form_gate
     reward = max(-1.0, min(1.0, 2.0 * q - 1.0))
     if not math.isfinite(reward):
         reward = -1.0
-    out = {k: round(v, 4) for k, v in sub.items()}
-    out.update({f"p_{k}": round(v, 4) for k, v in pen.items() if v > 0})
-    out["quality"] = round(max(0.0, min(1.0, q)), 4)
+    out = {k: _round4(v) for k, v in sub.items()}
+    out.update({f"p_{k}": _round4(v) for k, v in pen.items() if v > 0})
+    out["quality"] = _round4(max(0.0, min(1.0, q)))
     return Score(reward, out, _reason(spec, sub, pen))
+
+
+def _weights(weights: dict[str, float]) -> tuple[tuple[tuple[str, float], ...], float]:
+    """A form's weights in order, with their sum (the same float ``sum(weights.values())`` gives)."""
+    return tuple(weights.items()), sum(weights.values())
+
+
+_WEIGHTS_REFRAIN = _weights(WEIGHTS_STROPHIC)
+_WEIGHTS_NO_REFRAIN = _weights({k: v for k, v in WEIGHTS_STROPHIC.items() if k != "refrain"})
+_WEIGHTS_GSIM = _weights(WEIGHTS_GSIM)
+_WEIGHTS_QASIDA = _weights(WEIGHTS_QASIDA)
+
+
+def _round4(v: float) -> float:
+    """``round(v, 4)``, which formats the float as decimal digits; 0 and 1, the commonest
+    sub-scores, are already round."""
+    return v if v == 1.0 or v == 0.0 else round(v, 4)
 
 
 def _reason(spec: FormSpec, sub: dict[str, float], pen: dict[str, float]) -> str:
@@ -153,28 +167,60 @@ def _reason(spec: FormSpec, sub: dict[str, float], pen: dict[str, float]) -> str
 
 
 def _pair_mean(keys: list[RhymeKey]) -> float:
+    """Mean similarity over every pair of rhymes (from :func:`rhyme`), summed in pair order.
+    One rhyme throughout (a stanza or a poem that keeps its rhyme) is exactly 1.0, or 0.0 for
+    ends without a rhyme: a sum of equal ones and zeros is exact, so it needs no loop."""
     n = len(keys)
     if n < 2:
         return 0.0
+    if keys.count(keys[0]) == n:
+        return 1.0 if keys[0].rawi else 0.0
     total = 0.0
     for i in range(n):
         ki = keys[i]
         for j in range(i + 1, n):
-            total += similarity(ki, keys[j])
+            total += rhyme_similarity(ki, keys[j])
     return total / (n * (n - 1) / 2)
 
 
-def _cross_mean(a: list[RhymeKey], b: list[RhymeKey]) -> float:
+_DYADIC = frozenset((0.0, 0.25, 0.5, 1.0))
+
+
+def _cross_mean(a: list[RhymeKey], b: list[RhymeKey], rows: dict[RhymeKey, list[float]]) -> float:
+    """Mean similarity of every rhyme of ``a`` with every rhyme of ``b``, summed in the order
+    a × b. ``rows`` memoises one rhyme's similarities with all of ``b`` (the lines of a stanza share
+    a rhyme, and ``b`` is the same for every stanza): pass one dict per ``b``."""
     if not a or not b:
         return 0.0
-    return sum(similarity(x, y) for x in a for y in b) / (len(a) * len(b))
+    if a.count(a[0]) == len(a) and b.count(b[0]) == len(b):
+        # one rhyme against one rhyme: the sum of len(a) × len(b) equal similarities is exact
+        # (and the mean is that similarity) when it is a dyadic 0, 0.25, 0.5 or 1; 0.7 is not
+        v = rhyme_similarity(a[0], b[0])
+        if v in _DYADIC:
+            return v
+    values: list[float] = []
+    for x in a:
+        row = rows.get(x)
+        if row is None:
+            row = rows[x] = [rhyme_similarity(x, y) for y in b]
+        values += row
+    return sum(values) / (len(a) * len(b))
+
+
+def _most_common(items: list[Any]) -> Any:
+    """``Counter(items).most_common(1)[0][0]`` without building a Counter: the most common item,
+    the first one seen among equally common ones."""
+    counts: dict[Any, int] = {}
+    for x in items:
+        counts[x] = counts.get(x, 0) + 1
+    return max(counts, key=counts.__getitem__)
 
 
 def _rep(keys: list[RhymeKey]) -> RhymeKey:
     """The most common rhyme (rawī, ridf, waṣl) of a group: its representative."""
-    c = Counter((k.rawi, k.ridf, k.wasl) for k in keys)
-    r = c.most_common(1)[0][0]
-    return RhymeKey(r[0], r[1], r[2], "")
+    if keys.count(keys[0]) == len(keys):
+        return keys[0]
+    return _most_common(keys)
 
 
 def _count_score(n: int, target: int, lo: int, hi: int) -> float:
@@ -216,13 +262,9 @@ def _iso(lengths: list[int]) -> float:
     mean = sum(lengths) / len(lengths)
     if mean <= 0:
         return 0.0
-    var = sum((x - mean) ** 2 for x in lengths) / len(lengths)
+    var = sum([(x - mean) ** 2 for x in lengths]) / len(lengths)
     cv = math.sqrt(var) / mean
     return max(0.0, min(1.0, 1.0 - 2.0 * max(0.0, cv - 0.2)))
-
-
-def _letters(words: list[str]) -> int:
-    return sum(len(w) for w in words)
 
 
 # --- strophic forms --------------------------------------------------------------------------------
@@ -237,6 +279,12 @@ def _same_line(a: str, b: str) -> bool:
     la, lb = len(a), len(b)
     if not la or not lb or abs(la - lb) > max(2, lb // 10):
         return False
+    # p + q >= need implies max(p, q) >= h: when neither the first nor the last h letters agree,
+    # the letter-by-letter walk below cannot succeed (most lines end here)
+    need = 0.9 * max(la, lb)
+    h = math.ceil(need / 2)
+    if a[:h] != b[:h] and a[-h:] != b[-h:]:
+        return False
     n = min(la, lb)
     p = 0
     while p < n and a[p] == b[p]:
@@ -244,7 +292,32 @@ def _same_line(a: str, b: str) -> bool:
     q = 0
     while q < n - p and a[la - 1 - q] == b[lb - 1 - q]:
         q += 1
-    return p + q >= 0.9 * max(la, lb)
+    return p + q >= need
+
+
+def _refrains(texts: list[str]) -> list[tuple[str, int, str, str]]:
+    """Distinct refrain texts (the opening's first half is often the whole first line), each with
+    what ``_is_copy`` tests before ``_same_line``: the length tolerance, and the first and last
+    h0 = ⌈0.9 × len / 2⌉ letters. A copy has p + q ≥ 0.9 × max(len(a), len(b)) ≥ 0.9 × len(r),
+    so p ≥ h0 or q ≥ h0: it starts with the head or ends with the tail."""
+    out = []
+    for r in dict.fromkeys(texts):
+        h0 = math.ceil(0.9 * len(r) / 2)
+        out.append((r, max(2, len(r) // 10), r[:h0], r[len(r) - h0 :]))
+    return out
+
+
+def _is_copy(key: str, refrains: list[tuple[str, int, str, str]]) -> bool:
+    """``any(_same_line(key, r) for r in refrains)`` with ``_same_line``'s cheap rejections
+    inlined (another length, neither the refrain's head nor its tail): most lines fail them, and
+    they cost less than the call."""
+    la = len(key)
+    for r, tol, head, tail in refrains:
+        if key == r or (
+            abs(la - len(r)) <= tol and (key.startswith(head) or key.endswith(tail)) and _same_line(key, r)
+        ):
+            return True
+    return False
 
 
 @dataclass(slots=True)
@@ -283,10 +356,12 @@ def _score_strophic(
         flat = blocks[0]
         cut: list[list[Line]] = []
         cur: list[Line] = []
-        refrain_cut = refrain_texts and any(_same_line(ln.key, refrain_texts[0]) for ln in flat)
-        for ln in flat:
+        first_refrain = _refrains(refrain_texts[:1])
+        copies = [_is_copy(ln.key, first_refrain) for ln in flat]
+        refrain_cut = refrain_texts and any(copies)
+        for ln, copy in zip(flat, copies, strict=True):
             cur.append(ln)
-            is_ref = refrain_cut and _same_line(ln.key, refrain_texts[0])
+            is_ref = refrain_cut and copy
             if is_ref or (not refrain_cut and len(cur) == k):
                 cut.append(cur)
                 cur = []
@@ -295,7 +370,7 @@ def _score_strophic(
         blocks = cut
 
     refrain_mode = refs.get("refrain", "").strip().lower()
-    main_keys: list[RhymeKey] = [rhyme_key(w[-1]) for w in opening if w]
+    main_keys: list[RhymeKey] = [rhyme(w[-1]) for w in opening if w]
     stanza_groups: list[list[RhymeKey]] = []
     sizes: list[int] = []
     refrain_ok = 0
@@ -303,10 +378,11 @@ def _score_strophic(
     end_words: list[str] = [w[-1] for w in opening[1:] if w]  # hemistich 1 is the refrain source
     segs_all: list[list[str]] = list(opening)
     lines_all: list[Line] = []
+    refrains = _refrains([r for r in refrain_texts if r])
     for block in blocks:
         lines = list(block)
         if refrain_texts:
-            flags = [any(_same_line(ln.key, r) for r in refrain_texts if r) for ln in lines]
+            flags = [_is_copy(ln.key, refrains) for ln in lines]
             if flags and flags[-1]:
                 refrain_ok += 1
                 flags[-1] = False
@@ -322,8 +398,8 @@ def _score_strophic(
         else:
             segs = [ln.words for ln in lines]
         segs_all.extend(segs)
-        keys = [rhyme_key(s[-1]) for s in segs]
-        end_words.extend(s[-1] for s in segs)
+        keys = [rhyme(s[-1]) for s in segs]
+        end_words += [s[-1] for s in segs]
         sizes.append(len(segs))
         main_keys.append(keys[-1])
         stanza_groups.append(keys[:-1])
@@ -335,13 +411,14 @@ def _score_strophic(
     stanza_scores: list[float] = []
     contrasts: list[float] = []
     reps: list[RhymeKey] = []
+    rows: dict[RhymeKey, list[float]] = {}
     for g in stanza_groups:
         if not g:
             stanza_scores.append(0.0)
             contrasts.append(0.0)
             continue
         internal = _pair_mean(g) if len(g) >= 2 else 0.5
-        contrast = 1.0 - _cross_mean(g, main_keys)
+        contrast = 1.0 - _cross_mean(g, main_keys, rows)
         stanza_scores.append(internal * contrast)
         contrasts.append(contrast * internal)  # differing from A counts for a stanza that rhymes
         rep = _rep(g)
@@ -355,7 +432,7 @@ def _score_strophic(
         sub["distinct"] = 1.0 if reps else 0.0
 
     if sizes:
-        mode = Counter(sizes).most_common(1)[0][0]
+        mode = _most_common(sizes)
         mode = max(mode, 2)
         consistency = sum(max(0.0, 1.0 - abs(s - mode) / mode) for s in sizes) / len(sizes)
         klo, khi = spec.lines_range
@@ -387,7 +464,7 @@ def _score_strophic(
     if spec.opening and len(opening) < 2:
         sub["main"] *= 0.8
 
-    sub["iso"] = _iso([_letters(s) for s in segs_all])
+    sub["iso"] = _iso([len("".join(s)) for s in segs_all])  # letters per segment
     return _Ends([end_words], lines_all, [ln.words for ln in lines_all])
 
 
@@ -422,18 +499,18 @@ def _score_bayt(
         scored_lines = lines
     n = len(pairs)
     _score_count(sub, pen, n, spec, refs, pad_rate=0.04)
-    firsts = [rhyme_key(a[-1]) for a, _ in pairs]
-    seconds = [rhyme_key(b[-1]) for _, b in pairs]
+    firsts = [rhyme(a[-1]) for a, _ in pairs]
+    seconds = [rhyme(b[-1]) for _, b in pairs]
     sub["main"] = _pair_mean(seconds) if n >= 2 else 0.0
     sub["halves"] = split_ok / n if n else 0.0
     if spec.first_half == "shared":
         sub["first"] = _pair_mean(firsts) if n >= 2 else 0.0
         # first and second halves must differ; a pair without a rhyme (a one-letter end) earns nothing
         sub["contrast"] = sum(
-            1.0 - similarity(a, b) for a, b in zip(firsts, seconds, strict=True) if a.rawi and b.rawi
+            1.0 - rhyme_similarity(a, b) for a, b in zip(firsts, seconds, strict=True) if a.rawi and b.rawi
         ) / max(n, 1)
     segs = [p for pair in pairs for p in pair]
-    sub["iso"] = _iso([_letters(s) for s in segs])
+    sub["iso"] = _iso([len("".join(s)) for s in segs])  # letters per segment
     words = [[b[-1] for _, b in pairs]]
     if spec.first_half == "shared":
         words.append([a[-1] for a, _ in pairs])
@@ -462,13 +539,8 @@ def _common_penalties(poem: Poem, ends: _Ends, pen: dict[str, float]) -> None:
     if near or far:
         pen["ita"] = min(0.6, ITA_NEAR * near + ITA_FAR * far)
 
-    seen: set[str] = set()
-    dups = 0
-    for ln in ends.lines:
-        key = ln.key
-        if key in seen:
-            dups += 1
-        seen.add(key)
+    keys = [ln.key for ln in ends.lines]
+    dups = len(keys) - len(set(keys))  # lines whose key came before
     if dups:
         pen["dup"] = min(0.7, 0.12 * dups)
 
@@ -493,12 +565,8 @@ def _short_penalty(lengths: list[int], one_word_rate: float, pen: dict[str, floa
     n = len(lengths)
     if not n:
         return
-    one = two = 0
-    for k in lengths:
-        if k <= 1:
-            one += 1
-        elif k == 2:
-            two += 1
+    one = lengths.count(1) + lengths.count(0)  # k <= 1 (lengths are never negative)
+    two = lengths.count(2)
     if one or two:
         s1, s2 = one / n, two / n
         pen["short"] = min(0.6, one_word_rate * s1 + 0.25 * s2 + 0.45 * max(0.0, s2 - 0.25))
@@ -567,10 +635,10 @@ def _language_gate(poem: Poem, arabizi: bool) -> float:
             if n >= 3:
                 key = tuple(map(arabizi_fold, body)) if arabizi else tuple(body)
                 # one word repeated is babble, the babble penalty's business, not a template
-                if len(set(key)) >= 2 and seen.setdefault(key, rhyme_identity(h[-1])) != rhyme_identity(
-                    h[-1]
-                ):
-                    continue
+                if key.count(key[0]) != len(key):
+                    end = rhyme_identity(h[-1])
+                    if seen.setdefault(key, end) != end:
+                        continue
             total += worth
     if not units:
         return 0.0

@@ -119,3 +119,27 @@ def test_the_reward_is_the_same_as_the_pure_core(url: str) -> None:
 
     r = requests.post(url, json=body(), timeout=5).json()
     assert r["reward"] == score(MALZUMA, {"form": "malzuma"}).reward
+
+
+def test_worker_processes_serve_the_same_reward_and_stop_together() -> None:
+    """WEB_CONCURRENCY=2: two processes on one port (SO_REUSEPORT); stopping the service frees it."""
+    import socket
+    import time
+    from urllib.parse import urlsplit
+
+    from scorer.score import score
+
+    with scorer(env={"WEB_CONCURRENCY": "2"}) as u:
+        port = urlsplit(u).port
+        with requests.Session() as a, requests.Session() as b:  # two connections
+            for s in (a, b):
+                r = s.post(u, json=body(), timeout=5)
+                assert r.status_code == 200
+                assert r.json()["reward"] == score(MALZUMA, {"form": "malzuma"}).reward
+    deadline = time.monotonic() + 5
+    while True:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) != 0:
+                break
+        assert time.monotonic() < deadline, "a worker process still holds the port"
+        time.sleep(0.1)
