@@ -26,6 +26,18 @@ def account_id(stack: str) -> str:
     return f"tunifolk-scorer-{slug}"[:30].rstrip("-")
 
 
+def processes(cpu: str) -> int:
+    """Scorer processes for a Cloud Run `cpu` limit ("1", "2", "4", or millicores like "500m")."""
+    text = str(cpu).strip()
+    try:
+        vcpus = float(text[:-1]) / 1000 if text.endswith("m") else float(text)
+    except ValueError:
+        raise pulumi.RunError(
+            f"tunifolk:scorer.cpu {cpu!r} is not a CPU limit: use 1, 2, 4 or millicores like 500m"
+        ) from None
+    return max(1, int(vcpus))
+
+
 @dataclass
 class RewardScorerArgs:
     project: str
@@ -72,6 +84,8 @@ class RewardScorer(pulumi.ComponentResource):
                         "image": cfg.image,
                         "ports": {"container_port": 8080},
                         "resources": {"limits": {"cpu": cfg.cpu, "memory": cfg.memory}, "cpu_idle": True},
+                        # one scorer process per vCPU: scoring is CPU-bound (docs/scorer.md, "Speed")
+                        "envs": [{"name": "WEB_CONCURRENCY", "value": str(processes(cfg.cpu))}],
                         "startup_probe": {"http_get": {"path": "/healthz"}},
                     }
                 ],

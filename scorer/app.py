@@ -1,8 +1,8 @@
 """The reward service as a bare ASGI application (docs/scorer.md, "HTTP contract").
 
 Starlette's router and Request object cost more per call than this whole contract needs (two
-routes, one JSON body), and the HTTP layer, not scoring, should bound throughput, so the app speaks
-ASGI directly. Rules it keeps, whatever arrives: 200 with a finite reward in [-1, 1] for every
+routes, one JSON body): every microsecond the HTTP layer spends is one scoring cannot use, so the
+app speaks ASGI directly. Rules it keeps, whatever arrives: 200 with a finite reward in [-1, 1] for every
 request that is the contract (reward −1 and a reason when there is no poem or no known form); 400
 with a JSON error only for a body that is not the contract; 413 over 4 MiB; never a 5xx (an
 unexpected scoring failure is logged and answered 200 with reward −1).

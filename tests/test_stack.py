@@ -177,6 +177,7 @@ def test_scorer_service_and_grant(dev) -> None:
     assert template["timeout"] == "300s" and template["maxInstanceRequestConcurrency"] == 80
     assert template["scaling"] == {"minInstanceCount": 0, "maxInstanceCount": 20}
     assert template["containers"][0]["resources"]["limits"] == {"cpu": "1", "memory": "512Mi"}
+    assert template["containers"][0]["envs"] == [{"name": "WEB_CONCURRENCY", "value": "1"}]
     (grant,) = by_type(resources, "gcp:cloudrunv2/serviceIamMember:ServiceIamMember")
     assert grant.inputs["role"] == "roles/run.invoker"
     assert (
@@ -319,3 +320,17 @@ def test_continuous_tuning_needs_no_base_model() -> None:
     inputs = parsed({**config, "tunifolk:preTunedModel": json.dumps(pre)}).job
     assert "base_model" not in inputs
     assert inputs["pre_tuned_model"] == {"tuned_model_name": pre["tunedModelName"], "checkpoint_id": "3"}
+
+
+@pytest.mark.parametrize(("cpu", "processes"), [("1", 1), ("2", 2), ("4", 4), ("500m", 1), ("2000m", 2)])
+def test_one_scorer_process_per_vcpu(cpu: str, processes: int) -> None:
+    from components.scorer import processes as scorer_processes
+
+    assert scorer_processes(cpu) == processes
+
+
+def test_a_cpu_limit_that_is_not_one_is_named() -> None:
+    from components.scorer import processes as scorer_processes
+
+    with pytest.raises(pulumi.RunError, match=r"tunifolk:scorer\.cpu 'lots'"):
+        scorer_processes("lots")
