@@ -254,8 +254,9 @@ def rhyme_key(word: str) -> RhymeKey:
     return latin_key(word)
 
 
-# Clitics a rhyme word may carry; the same word with or without them is the same rhyme word.
-_AR_CLITICS = (
+# Clitic prefixes of Arabic-script words, longest first: the same word with or without them is the
+# same rhyme word (and the lexicon looks a word up without them too).
+AR_CLITICS = (
     "وبال",
     "وال",
     "بال",
@@ -288,7 +289,7 @@ def rhyme_identity(word: str) -> str:
     w = key.word
     if not w:
         return ""
-    clitics = _AR_CLITICS if w[0] in ARABIC_LETTERS else _LATIN_CLITICS
+    clitics = AR_CLITICS if w[0] in ARABIC_LETTERS else _LATIN_CLITICS
     for c in clitics:
         if w.startswith(c) and len(w) - len(c) >= (3 if len(c) == 1 else 2):
             return w[len(c) :]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from scorer.arabic import ARABIC_LETTERS, arabizi_fold
+from scorer.arabic import AR_CLITICS, ARABIC_LETTERS, arabizi_fold
 
 DIR = Path(__file__).resolve().parent / "lexicon"
 ARABIC_FILE = DIR / "arabic.txt"
@@ -35,28 +35,9 @@ MIN_STEM = 3
 """Letters a stem must keep after a clitic or suffix is stripped (random 2-letter strings are words
 too often)."""
 
-# Longest first: the first prefix that leaves a known stem wins, but every prefix is tried.
-AR_PREFIXES = (
-    "وبال",
-    "وال",
-    "بال",
-    "فال",
-    "كال",
-    "ولل",
-    "لل",
-    "ال",
-    "وب",
-    "ول",
-    "وف",
-    "فب",
-    "فل",
-    "وك",
-    "و",
-    "ف",
-    "ب",
-    "ل",
-    "ك",
-)
+# The rhyme's clitics and two more chains (فب, فل) that prefix words but not rhyme words; every
+# prefix is tried, so their order does not matter here.
+AR_PREFIXES = (*AR_CLITICS, "فب", "فل")
 AR_SUFFIXES = (
     "هما",
     "كم",
