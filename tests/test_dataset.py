@@ -187,7 +187,7 @@ BAD_LINES: list[tuple[str, str]] = [
     ("not JSON", "not valid JSON"),
     ("", "empty line"),
     ("[1, 2]", "not a JSON object"),
-    (_edit(lambda e: e.update(tools=[])), "unknown key 'tools'"),
+    (_edit(lambda e: e.update(toolz=[])), "unknown key 'toolz'"),
     (_edit(lambda e: e.pop("contents")), "contents: missing"),
     (_edit(lambda e: e.update(contents=[])), "contents: empty"),
     (_edit(lambda e: e.update(contents={"role": "user"})), "contents: must be an array"),
@@ -386,3 +386,11 @@ def test_validation_example_pairs_a_real_line_with_the_malzuma_sample() -> None:
     assert dataset.dumps(body["example"]) in validation_lines
     assert body["example"]["references"]["form"] == "malzuma"
     assert score(body["sample_response"], body["example"]["references"]).reward >= HIGH
+
+
+def test_what_google_allows_in_a_line_passes() -> None:
+    """Tools and a file part's display name are Google's fields (providers/job/shapes.py)."""
+    line = _edit(lambda e: e.update(tools=[{"googleSearch": {}}]))
+    assert dataset.check_line(line) == []
+    part = {"fileData": {"mimeType": "image/png", "fileUri": "gs://b/x.png", "displayName": "x"}}
+    assert dataset.check_line(_edit(lambda e: e["contents"][0]["parts"].append(part))) == []

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from providers.job import shapes
 from scorer.catalogue import FORMS, LANGUAGES, FormSpec, instruction, lookup
 from tunifolk.themes import THEMES
 
@@ -269,8 +270,11 @@ def example_tokens(example: dict[str, Any]) -> int:
 
 # --- checking -------------------------------------------------------------------------------------
 
-_EXAMPLE_KEYS = ("systemInstruction", "contents", "references")
-_CONTENT_KEYS = ("role", "parts")
+# Google's shapes (providers/job/shapes.py) name the keys; the rules below are the dataset's own,
+# stricter ones (a prompt ending on the user's turn, text or file parts, known references).
+_EXAMPLE_KEYS = tuple(shapes.EXAMPLE)
+_CONTENT_KEYS = tuple(shapes.CONTENT)
+_FILE_DATA_KEYS = tuple(shapes.FILE_DATA)
 _ROLES = ("user", "model")
 
 
@@ -346,7 +350,7 @@ def _check_content(content: Any, path: str, *, system: bool) -> list[str]:
     if not isinstance(content, dict):
         return [f"{path}: must be an object (Content), got {_type(content)}"]
     problems = [
-        f"{path}: unknown key {key!r} (Content has role, parts)"
+        f"{path}: unknown key {key!r} (Content has {', '.join(_CONTENT_KEYS)})"
         for key in content
         if key not in _CONTENT_KEYS
     ]
@@ -379,10 +383,10 @@ def _check_part(part: Any, path: str, *, system: bool) -> list[str]:
     data = part["fileData"]
     if not (
         isinstance(data, dict)
-        and set(data) == {"mimeType", "fileUri"}
+        and {"mimeType", "fileUri"} <= set(data) <= set(_FILE_DATA_KEYS)
         and all(isinstance(v, str) and v for v in data.values())
     ):
-        return [f"{path}.fileData: must be {{mimeType, fileUri}} strings"]
+        return [f"{path}.fileData: must be {{mimeType, fileUri, displayName?}} strings"]
     return []
 
 
