@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import dill
@@ -25,7 +27,7 @@ from jobs import FAST, inputs, write_dataset
 from providers.job import wire
 from providers.tuning_job import RlftTuningJob, RlftTuningJobProvider
 from providers.vertex import ENDPOINT_ENV
-from pulumi_host import dynamic_host
+from pulumi_host import Host, dynamic_host
 
 
 def test_the_unknown_sentinel_is_pulumis() -> None:
@@ -62,14 +64,21 @@ def test_check_over_grpc_reports_property_paths_and_accepts_unknowns() -> None:
         assert "rewards[1].autorater.model" in paths
 
 
-def test_diff_over_grpc_replaces_or_updates_in_place(tmp_path: Path) -> None:
-    """A replacement is validated during diff (the emulator and the real scorer answer it)."""
-    write_dataset(tmp_path, 64)
+@contextlib.contextmanager
+def live(gcs: Path) -> Iterator[tuple[str, str, Host]]:
+    """A real scorer, the emulator reading the test dataset, and the SDK's host pointed at them."""
+    write_dataset(gcs, 64)
     with (
         servers.scorer() as scorer_uri,
-        servers.emulator("--step-seconds", "0.02", "--gcs-dir", str(tmp_path)) as emu,
+        servers.emulator("--step-seconds", "0.02", "--gcs-dir", str(gcs)) as emu,
         dynamic_host(RlftTuningJobProvider(**FAST), env={ENDPOINT_ENV: emu}) as host,
     ):
+        yield scorer_uri, emu, host
+
+
+def test_diff_over_grpc_replaces_or_updates_in_place(tmp_path: Path) -> None:
+    """A replacement is validated during diff (the emulator and the real scorer answer it)."""
+    with live(tmp_path) as (scorer_uri, _emu, host):
         olds = inputs(scorer_uri)
         olds["name"] = "projects/p/locations/us-central1/tuningJobs/1"
         same = host.diff(olds["name"], olds, inputs(scorer_uri))
@@ -95,12 +104,7 @@ def test_diff_over_grpc_replaces_or_updates_in_place(tmp_path: Path) -> None:
 
 @pytest.mark.timeout(240)
 def test_create_read_delete_over_grpc_against_the_emulator(tmp_path: Path) -> None:
-    write_dataset(tmp_path, 64)
-    with (
-        servers.scorer() as scorer_uri,
-        servers.emulator("--step-seconds", "0.02", "--gcs-dir", str(tmp_path)) as emu,
-        dynamic_host(RlftTuningJobProvider(**FAST), env={ENDPOINT_ENV: emu}) as host,
-    ):
+    with live(tmp_path) as (scorer_uri, emu, host):
         props, failures = host.check(inputs(scorer_uri))
         assert failures == []
         job_id, outs = host.create({k: v for k, v in props.items() if k != "__provider"})
