@@ -563,11 +563,15 @@ class Emulator:
                 "Undeploy all models before deleting the endpoint.",
                 status="FAILED_PRECONDITION",
             )
+        return self._delete(p, l, lambda: self.serving.endpoints.pop(ep.name, None))
+
+    def _delete(self, p: str, l: str, effect: Callable[[], object]) -> Response:  # noqa: E741
+        """A delete's long-running operation in the location; `effect` runs when it finishes."""
         op = self.serving.operation(
             f"projects/{p}/locations/{l}",
             "DeleteOperationMetadata",
             {"@type": "type.googleapis.com/google.protobuf.Empty"},
-            lambda: self.serving.endpoints.pop(ep.name, None),
+            effect,
         )
         return json_response(op)
 
@@ -601,13 +605,7 @@ class Emulator:
             raise ApiError(400, "To delete one model version, call models.deleteVersion.")
         model, _ = self._model(p, l, m)
         self._not_deployed(model)
-        op = self.serving.operation(
-            f"projects/{p}/locations/{l}",
-            "DeleteOperationMetadata",
-            {"@type": "type.googleapis.com/google.protobuf.Empty"},
-            lambda: self.serving.models.pop(model.name, None),
-        )
-        return json_response(op)
+        return self._delete(p, l, lambda: self.serving.models.pop(model.name, None))
 
     async def delete_version(self, _request: Request, p: str, l: str, m: str, **_: Any) -> Response:  # noqa: E741
         """Delete one version (`M@N:deleteVersion`); the model goes with its last version."""
@@ -623,13 +621,7 @@ class Emulator:
             elif model.default not in model.versions:
                 model.default = max(model.versions)
 
-        op = self.serving.operation(
-            f"projects/{p}/locations/{l}",
-            "DeleteOperationMetadata",
-            {"@type": "type.googleapis.com/google.protobuf.Empty"},
-            deleted,
-        )
-        return json_response(op)
+        return self._delete(p, l, deleted)
 
     async def get_operation(self, _request: Request, op: str, **_: Any) -> Response:
         found = self.serving.operations.get(op)

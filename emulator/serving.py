@@ -112,7 +112,7 @@ class Pending:
     """A long-running operation in flight: what it does when it ends, and how it ends."""
 
     done_at: float
-    effect: Callable[[], None]
+    effect: Callable[[], object]
     error: dict[str, Any] | None  # a google.rpc.Status, or None for success
     response: dict[str, Any]
 
@@ -183,7 +183,7 @@ class Serving:
         return [e.name for e in self.endpoints.values() if any(uses(d) for d in e.deployed)]
 
     def operation(
-        self, parent: str, metadata_type: str, response: dict[str, Any], effect: Callable[[], None]
+        self, parent: str, metadata_type: str, response: dict[str, Any], effect: Callable[[], object]
     ) -> dict[str, Any]:
         """Start a long-running operation: `done: false` now, `effect` when it ends (unless a seeded
         fault ends it in an error other than NOT_FOUND)."""

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -467,15 +466,6 @@ def config_keys() -> tuple[str, ...]:
 def qualified(field: Field) -> str:
     key = field.config_key or ""
     return key if ":" in key else f"{NAMESPACE}:{key}"
-
-
-def walk(fields: tuple[Field, ...], prefix: str = "") -> Iterator[tuple[str, Field]]:
-    """Every field with its dotted path (`rewards[].autorater.model`), depth first."""
-    for f in fields:
-        path = f"{prefix}{f.name}"
-        yield path, f
-        if f.children:
-            yield from walk(f.children, f"{path}[]." if f.kind is Kind.LIST else f"{path}.")
 
 
 # --------------------------------------------------------------------------- the resource's args
