@@ -84,7 +84,7 @@ class RlftTuningJobProvider(ResourceProvider):
         report = checks.check_inputs(_inputs(news))
         for warning in report.warnings:
             ops.say(f"warning: {warning}")
-        failures = [CheckFailure(path, reason) for path, reason in report.failures]
+        failures = [_check_failure(path, reason) for path, reason in report.failures]
         return CheckResult(report.inputs, failures)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
@@ -340,3 +340,13 @@ class RlftTuningJob(pulumi.dynamic.Resource, module="tunifolk", name="RlftTuning
         props: dict[str, Any] = {**args, **dict.fromkeys(fields.OUTPUT_NAMES)}
         provider = RlftTuningJobProvider(poll_seconds=poll_seconds)
         super().__init__(provider, resource_name, props, opts)
+
+
+def _check_failure(path: str, reason: str) -> CheckFailure:
+    """The engine prints a failure's property with the input's value, which it looks up among the
+    top-level inputs only: a nested path (``hyper_parameters.learning_rate_multiplier``) would
+    print as ``value {<nil>}``. A nested failure is therefore reported on the resource, its path
+    leading the reason."""
+    if "." in path or "[" in path:
+        return CheckFailure("", f"{path}: {reason}")
+    return CheckFailure(path, reason)

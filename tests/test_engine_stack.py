@@ -144,7 +144,8 @@ def step_4_changes_preview(stack: LocalStack) -> None:
     bad = stack.config_file("lr.yaml", {"learningRateMultiplier: 1.0": "learningRateMultiplier: 9"})
     result = stack.pulumi("preview", "--config-file", str(bad), check=False)
     assert result.code != 0, f"step 4: learningRateMultiplier 9 previewed fine:\n{result.output}"
-    assert "learning_rate_multiplier" in result.output, result.output
+    assert "hyper_parameters.learning_rate_multiplier: " in result.output, result.output
+    assert "<nil>" not in result.output, f"step 4: the engine could not show the value:\n{result.output}"
     assert "Traceback" not in result.output, f"step 4: a Python traceback:\n{result.output}"
 
 
