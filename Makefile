@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt scorer/requirements.txt pyproject.toml | sha1sum | cut -c1-12)
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt scorer/requirements*.txt pyproject.toml | sha1sum | cut -c1-12)
 STACK ?= dev
 JOB ?=
 ARGS ?=
@@ -11,17 +11,24 @@ ARGS ?=
 .PHONY: install test lint docs fmt bench fuzz redteam demo emulator scorer validate launch status watch clean \
 	engine standin
 
-$(STAMP): requirements.txt requirements-dev.txt scorer/requirements.txt pyproject.toml
+$(STAMP): requirements.txt requirements-dev.txt scorer/requirements.txt scorer/requirements-build.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	rm -f $(VENV)/.installed-* && touch $@
 
-install: $(STAMP)
+## The scoring core compiled in place with Cython (python -m scorer.build_ext: the same sources,
+## the same rewards, faster). Without a C compiler it says why and the sources run as they are.
+SCORER_EXT := build/scorer-ext.stamp
+$(SCORER_EXT): $(STAMP) $(wildcard scorer/*.py)
+	$(PY) -m scorer.build_ext
+	mkdir -p build && touch $@
+
+install: $(STAMP) $(SCORER_EXT)
 
 ## make test: lint, then every test (unit, contract, integration against real local servers, and the
 ## real Pulumi engine end to end: built first where Go is installed, else a `pulumi` on PATH is used)
-test: $(STAMP) standin $(if $(shell command -v go),engine)
+test: $(STAMP) $(SCORER_EXT) standin $(if $(shell command -v go),engine)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest
@@ -38,25 +45,25 @@ fmt: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 
 ## make bench: benchmarks that print figures (not tests)
-bench: $(STAMP)
+bench: $(STAMP) $(SCORER_EXT)
 	@set -e; for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f; done
 
 ## make fuzz: 10,000+ malformed and adversarial requests against a scorer it starts itself
-fuzz: $(STAMP)
+fuzz: $(STAMP) $(SCORER_EXT)
 	$(PY) bench/fuzz_scorer.py --count 10000
 
 ## make redteam: the structure reward's red-team table (attacks and harmless layouts, per category)
-redteam: $(STAMP)
+redteam: $(STAMP) $(SCORER_EXT)
 	$(PY) tests/redteam.py
 
 ## make demo: the offline end-to-end flow (emulator + local scorer + CLI)
-demo: $(STAMP)
+demo: $(STAMP) $(SCORER_EXT)
 	$(PY) -m tunifolk demo
 
 emulator: $(STAMP)
 	$(PY) -m emulator --port 8090
 
-scorer: $(STAMP)
+scorer: $(STAMP) $(SCORER_EXT)
 	PORT=8080 $(PY) -m scorer
 
 ## make validate|launch ARGS="--scorer-uri URL --train-uri gs://… --validation-uri gs://…"; status|watch JOB=ID
@@ -113,4 +120,4 @@ $(ENGINE_BIN)/pulumi-language-python-exec $(ENGINE_BIN)/pulumi-resource-pulumi-p
 	install -m 755 "$$sdk/python/$(if $(findstring exec,$(@F)),cmd,dist)/$(@F)" $@
 
 clean:
-	rm -rf build .pytest_cache .ruff_cache .hypothesis
+	rm -rf build .pytest_cache .ruff_cache .hypothesis scorer/*.so scorer/_compiled.json

@@ -1,0 +1,110 @@
+"""The compiled scoring core (``python -m scorer.build_ext``, run by ``make``) is the sources made
+faster, nothing else: the same rewards and sub-scores, bit for bit, over every red-team case and a
+varied corpus; and a source edited after the build is run as edited, never shadowed by its stale
+extension."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+
+import scorer  # noqa: E402
+import scorer.score  # noqa: E402
+
+COMPILED = scorer.compiled_modules()
+needs_compiled = pytest.mark.skipif(
+    not COMPILED, reason="the scoring core is not compiled here (python -m scorer.build_ext)"
+)
+
+
+def results() -> list[list]:
+    """Every red-team case and 600 policy poems (every form, both scripts, honest and hacked),
+    scored: the reward and each sub-score as their exact decimal repr, and the reason."""
+    from redteam import all_cases
+
+    from emulator import policy
+    from scorer.catalogue import FORMS
+    from scorer.score import score
+
+    cases: list[tuple[object, dict[str, str]]] = [(c.text, c.refs) for c in all_cases()]
+    rng = random.Random(0)
+    forms = sorted(FORMS)
+    for i in range(600):
+        refs = {"form": forms[i % len(forms)], "script": "arabizi" if i % 3 == 0 else "arabic"}
+        refs["refrain"] = "yes" if i % 2 else "no"
+        p = policy.generate(rng, (i % 50) / 49, "hacking" if i % 4 == 0 else "honest", refs)
+        cases.append(({"parts": [{"text": p.thought, "thought": True}, {"text": p.text}]}, refs))
+    out = []
+    for response, refs in cases:
+        s = score(response, refs)
+        out.append([repr(s.reward), sorted((k, repr(v)) for k, v in s.subscores.items()), s.reason])
+    return out
+
+
+def _run_from_source(code: str, cwd: Path = ROOT) -> str:
+    env = {**os.environ, scorer.PURE_ENV: "1"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+    return proc.stdout
+
+
+@needs_compiled
+def test_the_compiled_core_scores_bit_for_bit_like_its_sources() -> None:
+    assert set(COMPILED) == set(scorer.COMPILED), f"only {COMPILED} compiled"
+    compiled = json.loads(json.dumps(results()))  # the same shape as what comes back
+    code = (
+        f"import sys, json; sys.path[:0] = [{str(HERE)!r}, {str(ROOT)!r}]\n"
+        "import scorer, test_scorer_compiled as t\n"
+        "r = t.results()\n"
+        "assert scorer.compiled_modules() == [], scorer.compiled_modules()\n"
+        "print(json.dumps(r))\n"
+    )
+    from_source = json.loads(_run_from_source(code))
+    assert len(compiled) == len(from_source) > 800
+    diffs = [(i, a, b) for i, (a, b) in enumerate(zip(compiled, from_source, strict=True)) if a != b]
+    assert not diffs, f"{len(diffs)} cases differ, first: {diffs[0]}"
+
+
+@needs_compiled
+def test_an_edited_source_is_run_instead_of_its_stale_extension(tmp_path: Path) -> None:
+    """A copy of the package with its extensions: untouched, they are used; after an edit of
+    score.py, that one module comes from its source (and says so on stderr), the others stay
+    compiled."""
+    shutil.copytree(ROOT / "scorer", tmp_path / "scorer")
+    probe = (
+        f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
+        "import scorer, scorer.score, scorer.text\n"
+        "assert scorer.__file__.startswith(sys.path[0]), scorer.__file__\n"
+        "print(sorted(scorer.compiled_modules()), getattr(scorer.score, 'EDITED', None))\n"
+    )
+
+    def run() -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if k != scorer.PURE_ENV}
+        return subprocess.run(
+            [sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
+        )
+
+    before = run()
+    assert before.stdout.split() == ["['arabic',", "'lexicon',", "'score',", "'text']", "None"]
+    assert before.stderr == ""
+    score_py = tmp_path / "scorer" / "score.py"
+    score_py.write_text(score_py.read_text(encoding="utf-8") + "\nEDITED = 1\n", encoding="utf-8")
+    after = run()
+    assert after.stdout.split() == ["['arabic',", "'lexicon',", "'text']", "1"]
+    assert "score changed since compiled; running from source" in after.stderr
+
+
+def test_pure_mode_runs_every_module_from_source() -> None:
+    out = _run_from_source("import scorer, scorer.score, scorer.app; print(scorer.compiled_modules())")
+    assert out.strip() == "[]"
