@@ -39,7 +39,6 @@ import argparse
 import asyncio
 import json
 import os
-import random
 import shutil
 import socket
 import statistics
@@ -177,25 +176,9 @@ def bench_score(rounds: int, calls: int = 2000) -> tuple[list[float], list[float
     return medians, p99s
 
 
-def corpus(n: int = 600) -> list[tuple[dict, dict[str, str]]]:
-    """Varied responses like a tuning run's: the emulator's policy writing every form in both
-    scripts, honest and hacked, at every stage of training (seeded)."""
-    from emulator import policy
-    from scorer.catalogue import FORMS
-
-    rng = random.Random(0)
-    forms = sorted(FORMS)
-    out = []
-    for i in range(n):
-        refs = {"form": forms[i % len(forms)], "script": "arabizi" if i % 3 == 0 else "arabic"}
-        refs["refrain"] = "yes" if i % 2 else "no"
-        p = policy.generate(rng, (i % 50) / 49, "hacking" if i % 4 == 0 else "honest", refs)
-        out.append(({"parts": [{"text": p.thought, "thought": True}, {"text": p.text}]}, refs))
-    return out
-
-
 def bench_corpus() -> tuple[float, float]:
     """Mean seconds per ``score()`` over the corpus: first pass (unseen words), then steady state."""
+    from emulator.policy import corpus
     from scorer.arabic import rhyme_identity, rhyme_key
     from scorer.lexicon import is_arabic_word, is_arabizi_word
 

@@ -527,3 +527,18 @@ def hash_text(s: str) -> int:
     for b in s.encode("utf-8"):
         h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
     return h
+
+
+def corpus(n: int = 600, seed: int = 0) -> list[tuple[dict[str, Any], dict[str, str]]]:
+    """``n`` responses like a tuning run's, as (Gemini ``Content``, references): the policy writing
+    every form in both scripts, honest and hacked, at every stage of training (seeded). The scorer's
+    benchmark times them and its compiled-core test scores them both ways."""
+    rng = random.Random(seed)
+    forms = sorted(FORMS)
+    out = []
+    for i in range(n):
+        refs = {"form": forms[i % len(forms)], "script": "arabizi" if i % 3 == 0 else "arabic"}
+        refs["refrain"] = "yes" if i % 2 else "no"
+        p = generate(rng, (i % 50) / 49, "hacking" if i % 4 == 0 else "honest", refs)
+        out.append(({"parts": [{"text": p.thought, "thought": True}, {"text": p.text}]}, refs))
+    return out

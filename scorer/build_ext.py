@@ -14,6 +14,7 @@ shadowed by a stale ``.so``.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -74,8 +75,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def source_hashes_json() -> str:
-    import json
-
     return json.dumps(source_hashes(), indent=1, sort_keys=True) + "\n"
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -32,18 +31,11 @@ def results() -> list[list]:
     scored: the reward and each sub-score as their exact decimal repr, and the reason."""
     from redteam import all_cases
 
-    from emulator import policy
-    from scorer.catalogue import FORMS
+    from emulator.policy import corpus
     from scorer.score import score
 
     cases: list[tuple[object, dict[str, str]]] = [(c.text, c.refs) for c in all_cases()]
-    rng = random.Random(0)
-    forms = sorted(FORMS)
-    for i in range(600):
-        refs = {"form": forms[i % len(forms)], "script": "arabizi" if i % 3 == 0 else "arabic"}
-        refs["refrain"] = "yes" if i % 2 else "no"
-        p = policy.generate(rng, (i % 50) / 49, "hacking" if i % 4 == 0 else "honest", refs)
-        cases.append(({"parts": [{"text": p.thought, "thought": True}, {"text": p.text}]}, refs))
+    cases += corpus(600)
     out = []
     for response, refs in cases:
         s = score(response, refs)
