@@ -100,3 +100,36 @@ def test_an_edited_source_is_run_instead_of_its_stale_extension(tmp_path: Path) 
 def test_pure_mode_runs_every_module_from_source() -> None:
     out = _run_from_source("import scorer, scorer.score, scorer.app; print(scorer.compiled_modules())")
     assert out.strip() == "[]"
+
+
+@needs_compiled
+def test_without_a_compiler_the_build_says_why_and_leaves_the_sources_in_charge(tmp_path: Path) -> None:
+    """A copy of the package with its extensions, built again with a C compiler that fails (the
+    generated C is copied along, so only the compile step runs): one line, exit 0 (1 with
+    --require), no extension or record left, and the package imports its sources without a word."""
+    shutil.copytree(ROOT / "scorer", tmp_path / "scorer")
+    shutil.copytree(ROOT / "build" / "cython", tmp_path / "build" / "cython")
+    env = {k: v for k, v in os.environ.items() if k != scorer.PURE_ENV}
+    env["CC"] = "false"
+
+    def build(*args: str) -> subprocess.CompletedProcess[str]:
+        cmd = [
+            sys.executable,
+            "-c",
+            "import sys; from scorer.build_ext import main; sys.exit(main(sys.argv[1:]))",
+        ]
+        return subprocess.run([*cmd, *args], cwd=tmp_path, env=env, capture_output=True, text=True)
+
+    required = build("--require")
+    assert required.returncode == 1
+    done = build()
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("scorer: not compiled (")
+    assert (
+        not list((tmp_path / "scorer").glob("*.so")) and not (tmp_path / "scorer" / "_compiled.json").exists()
+    )
+    probe = "import scorer, scorer.score; print(scorer.compiled_modules(), scorer.score.__file__)"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["[]", str(tmp_path / "scorer" / "score.py")] and out.stderr == ""
