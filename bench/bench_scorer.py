@@ -52,6 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+import scorer  # noqa: E402
 from scorer.score import score  # noqa: E402
 from servers import free_port  # noqa: E402
 from tunifolk.local import stop  # noqa: E402
@@ -143,7 +144,7 @@ class Server:
 CPUS = os.cpu_count() or 1
 SERVERS = [
     Server("scorer", "scorer, 1 process (default)"),
-    Server("source", "scorer, 1 process, from source", env={"TUNIFOLK_SCORER_PURE": "1"}),
+    Server("source", "scorer, 1 process, from source", env={scorer.PURE_ENV: "1"}),
     Server("scorerN", f"scorer, {CPUS} processes (1 per CPU)", env={"WEB_CONCURRENCY": str(CPUS)}),
     Server("scorer1c", "scorer, 1 proc., conn. per request", per_request=True),
     Server("null", "null handler, our stack, 1 proc.", NULL_SERVER),
@@ -337,8 +338,6 @@ def cold_start() -> float:
 def _modes() -> dict[str, dict[str, str]]:
     """How ``score()`` can run here, each with its environment: compiled (when
     ``python -m scorer.build_ext`` could compile it) and from source."""
-    import scorer
-
     probe = "import scorer, scorer.score; print(len(scorer.compiled_modules()))"
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True).stdout
     modes = {"source": {scorer.PURE_ENV: "1"}}

@@ -30,9 +30,16 @@ def source_hashes() -> dict[str, str]:
     return {name: hashlib.sha256((HERE / f"{name}.py").read_bytes()).hexdigest() for name in COMPILED}
 
 
+def extension_files() -> list[Path]:
+    """The compiled modules' extension files present next to their sources (every name the import
+    system would load before the ``.py``)."""
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES
+    return [path for name in COMPILED for s in suffixes if (path := HERE / f"{name}{s}").exists()]
+
+
 def _from_source() -> set[str]:
     """The compiled modules that must be imported from their source."""
-    if not any(HERE.glob("*" + importlib.machinery.EXTENSION_SUFFIXES[0])):
+    if not extension_files():
         return set()  # nothing compiled: the normal import finds the sources
     if os.environ.get(PURE_ENV, "") not in ("", "0"):
         return set(COMPILED)

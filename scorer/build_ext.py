@@ -14,13 +14,12 @@ shadowed by a stale ``.so``.
 from __future__ import annotations
 
 import argparse
-import importlib.machinery
 import json
 import os
 import sys
 from pathlib import Path
 
-from scorer import COMPILED, MANIFEST, source_hashes
+from scorer import COMPILED, MANIFEST, extension_files, source_hashes
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -65,9 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         built = build()
     except Exception as exc:  # no Cython, no compiler, no Python headers: the sources still serve
-        for name in COMPILED:  # an earlier build's extensions would only be set aside as stale
-            for old in HERE.glob(f"{name}.*{importlib.machinery.EXTENSION_SUFFIXES[-1]}"):
-                old.unlink()
+        for old in extension_files():  # an earlier build's would only be set aside as stale
+            old.unlink()
         line = str(exc).strip().splitlines()[-1:] or [type(exc).__name__]
         print(
             f"scorer: not compiled ({type(exc).__name__}: {line[0]}); the sources are used", file=sys.stderr
