@@ -35,7 +35,7 @@ test: $(STAMP) $(SCORER_EXT) standin $(if $(shell command -v go),engine)
 
 ## make docs: regenerate the tables of docs/config.md from the field table
 docs: $(STAMP)
-	$(PY) -m providers.job.fields --write docs/config.md
+	$(PY) -m tunifolk.job.fields --write docs/config.md
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -96,7 +96,7 @@ engine: $(ENGINE_TOOLS) standin
 STANDIN := $(ENGINE_BIN)/pulumi-resource-gcp
 standin: $(STANDIN)
 
-$(STANDIN): standin/pulumi-resource-gcp.in
+$(STANDIN): tunifolk/standin/pulumi-resource-gcp.in
 	mkdir -p $(ENGINE_BIN)
 	sed -e 's|@ROOT@|$(CURDIR)|g' -e 's|@PYTHON@|$(abspath $(PY))|g' $< > $@.tmp
 	chmod 755 $@.tmp && mv $@.tmp $@

@@ -3,12 +3,12 @@
 import pulumi
 import pulumi_gcp as gcp
 
-from components import config
-from components.agents import tuning_agent
 from components.apis import EnabledApis
 from components.dataset import TuningDataset, TuningDatasetArgs
 from components.pipeline import TuningPipeline, TuningPipelineArgs
 from components.scorer import RewardScorer, RewardScorerArgs, account_id
+from tunifolk import pulumi_config as config
+from tunifolk.agents import tuning_agent
 
 cfg = config.load()
 project = gcp.organizations.get_project_output(project_id=cfg.project)

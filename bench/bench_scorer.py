@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import scorer  # noqa: E402
 from scorer.score import score  # noqa: E402
 from servers import free_port  # noqa: E402
-from tunifolk.local import stop  # noqa: E402
+from tunifolk.cli.local import stop  # noqa: E402
 
 SAMPLE = (ROOT / "data" / "samples" / "malzuma.txt").read_text(encoding="utf-8")
 A, B = SAMPLE.split("\n", 1)[0].split(" ** ")
@@ -179,9 +179,9 @@ def bench_score(rounds: int, calls: int = 2000) -> tuple[list[float], list[float
 
 def bench_corpus() -> tuple[float, float]:
     """Mean seconds per ``score()`` over the corpus: first pass (unseen words), then steady state."""
-    from emulator.policy import corpus
     from scorer.arabic import rhyme_identity, rhyme_key
     from scorer.lexicon import is_arabic_word, is_arabizi_word
+    from tunifolk.emulator.policy import corpus
 
     cases = corpus()
     for f in (rhyme_key, rhyme_identity, is_arabic_word, is_arabizi_word):

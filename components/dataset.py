@@ -15,7 +15,7 @@ from pathlib import Path
 import pulumi
 import pulumi_gcp as gcp
 
-ROOT = Path(__file__).resolve().parent.parent
+from tunifolk.paths import ROOT
 
 
 def local_file(path: str) -> Path:

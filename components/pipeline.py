@@ -2,7 +2,7 @@
 
 The job takes the dataset URIs and example count from TuningDataset, the scorer's URI for every
 `cloudRun: scorer` reward, and a `validation_example` pairing a real dataset line with a real
-response; `providers.job.inputs.job_inputs` assembles them, the same builder `tunifolk launch`
+response; `tunifolk.job.inputs.job_inputs` assembles them, the same builder `tunifolk launch`
 uses. The job depends on the invoker grant, so Vertex may call the scorer before the reward is
 validated and the job created, and on the dataset's read grant for the same reason.
 """
@@ -16,9 +16,9 @@ import pulumi
 
 from components.dataset import TuningDataset
 from components.scorer import RewardScorer
-from providers.job.inputs import job_inputs
-from providers.stack import StackConfig
 from providers.tuning_job import RlftTuningJob
+from tunifolk.job.inputs import job_inputs
+from tunifolk.stack import StackConfig
 
 
 @dataclass

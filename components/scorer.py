@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_gcp as gcp
 
-from components.agents import tuning_agent
-from providers.stack import ScorerConfig
+from tunifolk.agents import tuning_agent
+from tunifolk.stack import ScorerConfig
 
 INVOKER_ROLE = "roles/run.invoker"
 

@@ -25,7 +25,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
-from components import policy
+from tunifolk import policy_rules as policy
 
 PACK = "tunifolk-graph"
 

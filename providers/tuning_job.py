@@ -40,14 +40,14 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from providers import metrics as job_metrics
-from providers import operations as ops
-from providers.errors import JobFailed, RewardRefused, TunifolkError, VertexError
-from providers.job import checks, diff, fields, limits
-from providers.job.fields import SPEC_LABEL
-from providers.job.normalize import normalize
-from providers.job.wire import contains_unknown
-from providers.vertex import VertexClient, console_url, serving_host
+from tunifolk import metrics as job_metrics
+from tunifolk import operations as ops
+from tunifolk.errors import JobFailed, RewardRefused, TunifolkError, VertexError
+from tunifolk.job import checks, diff, fields, limits
+from tunifolk.job.fields import SPEC_LABEL
+from tunifolk.job.normalize import normalize
+from tunifolk.job.wire import contains_unknown
+from tunifolk.vertex import VertexClient, console_url, serving_host
 
 PROVIDER_KEY = "__provider"
 

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 import requests
 
-from standin.store import Store
+from tunifolk.standin.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE_BIN = ROOT / "build" / "engine" / "bin"
@@ -199,7 +199,7 @@ class LocalStack:
         return Store(self.standin).all()
 
     def scorer_pids(self) -> list[int]:
-        from standin import cloudrun
+        from tunifolk.standin import cloudrun
 
         return cloudrun.running(self.standin)
 

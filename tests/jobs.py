@@ -9,7 +9,7 @@ from typing import Any
 import requests
 
 import servers
-from providers.job import checks
+from tunifolk.job import checks
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "tunifolk-test"

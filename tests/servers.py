@@ -5,6 +5,6 @@ own (`tunifolk/local.py`), so tests start `python -m emulator` and `python -m sc
 `tunifolk demo` and a user do.
 """
 
-from tunifolk.local import ROOT, emulator, free_port, scorer
+from tunifolk.cli.local import ROOT, emulator, free_port, scorer
 
 __all__ = ["ROOT", "emulator", "free_port", "scorer"]

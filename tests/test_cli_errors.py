@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from providers.vertex import ENDPOINT_ENV
+from tunifolk.vertex import ENDPOINT_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOYED = [

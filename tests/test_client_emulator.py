@@ -29,10 +29,10 @@ import requests
 import servers
 from discovery import ShapeError, validate
 from jobs import PROJECT, SEEDED_FAULTS, inputs, write_dataset
-from providers import operations
-from providers.job import bodies, checks, fields, verdict
-from providers.metrics import read_metrics
-from providers.vertex import (
+from tunifolk import operations
+from tunifolk.job import bodies, checks, fields, verdict
+from tunifolk.metrics import read_metrics
+from tunifolk.vertex import (
     API_VERSION,
     BATCH_READ_LIMIT,
     ENDPOINT_ENV,

@@ -17,7 +17,7 @@ from scorer.catalogue import FORMS, LANGUAGES, instruction
 from scorer.score import score
 from tunifolk import dataset
 from tunifolk.cli import main
-from tunifolk.themes import THEMES
+from tunifolk.dataset.themes import THEMES
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"

@@ -282,7 +282,11 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, RewardS
 
 def test_cli_help_documents_every_option() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "emulator", "--help"], cwd=ROOT, capture_output=True, text=True, check=True
+        [sys.executable, "-m", "tunifolk.emulator", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     for opt in (
         "--port", "--step-seconds", "--gcs-dir", "--fault-seed", "--scenario", "--reward-fail-rate",

@@ -23,8 +23,8 @@ from google.oauth2.credentials import Credentials
 import servers
 from discovery import validate
 from jobs import BUCKET, PROJECT, example, inputs, sample_poem, write_dataset
-from providers.job import bodies, checks
-from providers.vertex import VertexClient
+from tunifolk.job import bodies, checks
+from tunifolk.vertex import VertexClient
 
 PARENT = f"projects/{PROJECT}/locations/us-central1"
 TERMINAL = {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED"}

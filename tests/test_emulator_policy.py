@@ -12,10 +12,10 @@ import statistics
 
 import pytest
 
-from emulator import policy
 from scorer.arabic import normalize_arabic, rhyme_identity, rhyme_key, similarity
 from scorer.catalogue import FORMS, instruction
 from scorer.score import score
+from tunifolk.emulator import policy
 
 SCRIPTS = ("arabic", "arabizi")
 

@@ -20,7 +20,7 @@ import requests
 import servers
 from engine import STEP_SECONDS, LocalStack, require_engine
 from jobs import inputs, write_dataset
-from providers.job import bodies
+from tunifolk.job import bodies
 
 pytestmark = pytest.mark.slow
 JOB_URN_PART = "RlftTuningJob::rlft"

@@ -7,9 +7,9 @@ import dataclasses
 import pytest
 from test_spec import base_inputs, with_change
 
-from providers.job import checks, wire
-from providers.job import estimate as est
-from providers.job.normalize import normalize
+from tunifolk.job import checks, wire
+from tunifolk.job import estimate as est
+from tunifolk.job.normalize import normalize
 
 
 def seed_estimate(**assumption_overrides) -> est.Estimate:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from providers import health
-from providers.metrics import Metrics, Point, best_checkpoint, completed_steps, parse_series
+from tunifolk import health
+from tunifolk.metrics import Metrics, Point, best_checkpoint, completed_steps, parse_series
 
 
 def ramp(start: float, end: float, steps: int = 20) -> list[Point]:

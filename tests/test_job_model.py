@@ -15,10 +15,10 @@ import pytest
 
 from discovery import schemas
 from jobs import inputs
-from providers import stack
-from providers.job import bodies, checks, diff, fields, shapes
-from providers.job.fields import INPUTS, Kind, Role
 from providers.tuning_job import RlftTuningJobArgs, RlftTuningJobProvider
+from tunifolk import stack
+from tunifolk.job import bodies, checks, diff, fields, shapes
+from tunifolk.job.fields import INPUTS, Kind, Role
 
 ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "GoogleCloudAiplatformV1beta1"

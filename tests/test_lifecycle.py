@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from jobs import FAST, checked, exists, fast_emulator, inputs, jobs_in
-from providers import operations as ops
-from providers.errors import JobFailed, LeftBehind, RewardRefused
-from providers.job import diff
 from providers.tuning_job import RlftTuningJobProvider
-from providers.vertex import ENDPOINT_ENV
+from tunifolk import operations as ops
+from tunifolk.errors import JobFailed, LeftBehind, RewardRefused
+from tunifolk.job import diff
+from tunifolk.vertex import ENDPOINT_ENV
 
 
 def serving(outs: dict[str, Any]) -> list[str]:

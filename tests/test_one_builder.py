@@ -13,10 +13,9 @@ import json
 import pulumi
 from test_stack import JOB, run_program, stack_config
 
-from providers.job import bodies
-from providers.job.fields import SPEC_LABEL
-from tunifolk import context
-from tunifolk.cli import main
+from tunifolk.cli import context, main
+from tunifolk.job import bodies
+from tunifolk.job.fields import SPEC_LABEL
 
 
 def test_program_launch_and_estimate_give_the_same_spec_hash(capsys) -> None:

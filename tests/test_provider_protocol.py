@@ -24,10 +24,10 @@ from pulumi.runtime.proto import provider_pb2
 
 import servers
 from jobs import FAST, inputs, write_dataset
-from providers.job import wire
 from providers.tuning_job import RlftTuningJob, RlftTuningJobProvider
-from providers.vertex import ENDPOINT_ENV
 from pulumi_host import Host, dynamic_host
+from tunifolk.job import wire
+from tunifolk.vertex import ENDPOINT_ENV
 
 
 def test_the_unknown_sentinel_is_pulumis() -> None:

@@ -31,8 +31,8 @@ def results() -> list[list]:
     scored: the reward and each sub-score as their exact decimal repr, and the reason."""
     from redteam import all_cases
 
-    from emulator.policy import corpus
     from scorer.score import score
+    from tunifolk.emulator.policy import corpus
 
     cases: list[tuple[object, dict[str, str]]] = [(c.text, c.refs) for c in all_cases()]
     cases += corpus(600)

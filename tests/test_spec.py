@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from discovery import ShapeError, validate
-from providers import vertex
-from providers.job import bodies, diff, estimate, verdict, wire
-from providers.job.checks import check_inputs
-from providers.job.normalize import normalize
-from providers.job.wire import UNKNOWN
+from tunifolk import vertex
+from tunifolk.job import bodies, diff, estimate, verdict, wire
+from tunifolk.job.checks import check_inputs
+from tunifolk.job.normalize import normalize
+from tunifolk.job.wire import UNKNOWN
 
 PROMPT = "Rate the poem {{response}} for {{prompt}}. Answer inside <answer></answer>."
 

@@ -20,9 +20,9 @@ import pytest
 import yaml
 from pulumi.runtime.mocks import MockMonitor
 
-from components import policy
-from providers import stack
 from providers.tuning_job import RlftTuningJobProvider
+from tunifolk import policy_rules as policy
+from tunifolk import stack
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_NUMBER = "123456789012"

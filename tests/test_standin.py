@@ -19,8 +19,8 @@ import requests
 from google.protobuf import empty_pb2
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
-from standin import cloudrun
-from standin.server import to_dict, to_struct
+from tunifolk.standin import cloudrun
+from tunifolk.standin.server import to_dict, to_struct
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "tunifolk-test"
@@ -101,7 +101,7 @@ class Provider:
 def gcp(tmp_path: Path) -> Iterator[Provider]:
     state, gcs = tmp_path / "standin", tmp_path / "gcs"
     proc = subprocess.Popen(
-        [sys.executable, "-u", "-m", "standin", "127.0.0.1:1"],
+        [sys.executable, "-u", "-m", "tunifolk.standin", "127.0.0.1:1"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,

@@ -25,11 +25,11 @@ from pulumi.runtime.proto import provider_pb2
 
 import servers
 from jobs import FAST, write_dataset
-from providers.job import bodies, checks, fields
-from providers.job.limits import TERMINAL_STATES
 from providers.tuning_job import RlftTuningJobProvider
-from providers.vertex import ENDPOINT_ENV, VertexClient
 from pulumi_host import URN, dynamic_host
+from tunifolk.job import bodies, checks, fields
+from tunifolk.job.limits import TERMINAL_STATES
+from tunifolk.vertex import ENDPOINT_ENV, VertexClient
 
 FIXTURE = Path(__file__).parent / "fixtures" / "state-7a72f39.json"
 JOB_TYPE = "pulumi-python:dynamic/tunifolk:RlftTuningJob"

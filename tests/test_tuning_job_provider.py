@@ -19,10 +19,10 @@ import requests
 import servers
 from discovery import validate
 from jobs import FAST, PROJECT, SEEDED_FAULTS, checked, exists, fast_emulator, inputs, jobs_in
-from providers.errors import JobFailed, RewardRefused, TunifolkError
-from providers.job import bodies, diff
 from providers.tuning_job import RlftTuningJobProvider
-from providers.vertex import ENDPOINT_ENV
+from tunifolk.errors import JobFailed, RewardRefused, TunifolkError
+from tunifolk.job import bodies, diff
+from tunifolk.vertex import ENDPOINT_ENV
 
 
 def gone(emulator: str, name: str) -> bool:

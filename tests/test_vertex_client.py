@@ -18,9 +18,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from providers import vertex
-from providers.errors import UnreachableError
-from providers.vertex import RetryPolicy, VertexClient, VertexError
+from tunifolk import vertex
+from tunifolk.errors import UnreachableError
+from tunifolk.vertex import RetryPolicy, VertexClient, VertexError
 
 FAST = RetryPolicy(attempts=5, max_seconds=10, initial=0.01, maximum=0.05)
 
@@ -273,7 +273,7 @@ def test_every_body_the_client_sends_matches_the_discovery_document(scripted) ->
     """Bodies built by spec.py go out through each client method and are checked as they arrived."""
     from discovery import validate
     from jobs import inputs
-    from providers.job import bodies, checks
+    from tunifolk.job import bodies, checks
 
     url, script = scripted
     props = checks.check_inputs(inputs("https://scorer-abc.a.run.app")).inputs

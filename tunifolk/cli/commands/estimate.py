@@ -1,0 +1,130 @@
+"""`tunifolk estimate`: what a run will cost, before it costs anything.
+
+The figures come from `providers/job/estimate.py`, the same estimate the Pulumi provider's `check`
+compares with `max_cost_usd`, over inputs from the same builder `pulumi up` uses. Token counts
+follow an expected length per sample (by thinking level, overridable), never the
+`max_output_tokens` cap: a generation that stops at 800 tokens costs 800.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from typing import Any
+
+from rich.table import Table
+
+from tunifolk.cli import context
+from tunifolk.cli.context import UsageError
+from tunifolk.job import estimate as est
+from tunifolk.job.bodies import build_tuning_job
+from tunifolk.job.fields import HYPER_PARAMETERS, SPEC_LABEL
+from tunifolk.job.normalize import normalize
+
+
+def register(subcommands: argparse._SubParsersAction) -> None:
+    p = subcommands.add_parser(
+        "estimate",
+        help="steps, tokens, reward calls and a cost range for the stack's run",
+        description="Estimate the stack's run (or the run the flags describe): steps, sampled and "
+        "trained tokens, scorer and judge calls, a cost range from a dated price table, and the tuned "
+        "model's inference price (1.5x the base model's).",
+    )
+    context.add_run_options(p)
+    p.add_argument(
+        "--examples",
+        type=context.count("--examples"),
+        help="training examples (default: lines in the stack's train file)",
+    )
+    p.add_argument("--batch-size", type=context.count("--batch-size"))
+    p.add_argument("--samples-per-prompt", type=context.count("--samples-per-prompt"))
+    p.add_argument("--epochs", type=context.count("--epochs"), help="epoch count (replaces a step count)")
+    p.add_argument("--steps", type=context.count("--steps"), help="step count (replaces an epoch count)")
+    p.add_argument(
+        "--thinking-level", choices=next(f.choices for f in HYPER_PARAMETERS if f.name == "thinking_level")
+    )
+    p.add_argument(
+        "--expected-length",
+        type=context.count("--expected-length"),
+        help="expected tokens per sampled response, thinking included",
+    )
+    p.add_argument("--json", action="store_true", help="print the estimate as JSON")
+    p.set_defaults(func=run)
+
+
+def inputs_for(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
+    """The stack's job inputs, from the builder `pulumi up` uses, with the flags applied, and the
+    `tunifolk-spec` label the run will carry when every deployed value (URIs) is known."""
+    hp = dict(context.stack_config(args).job["hyper_parameters"])
+    for flag in ("batch_size", "samples_per_prompt"):
+        if getattr(args, flag) is not None:
+            hp[flag] = getattr(args, flag)
+    if args.epochs is not None:
+        hp.pop("step_count", None)
+        hp["epoch_count"] = args.epochs
+    if args.steps is not None:
+        hp.pop("epoch_count", None)
+        hp["step_count"] = args.steps
+    if args.thinking_level:
+        hp["thinking_level"] = args.thinking_level
+    try:
+        inputs = context.job_inputs(args, hyper_parameters=hp, example_count=args.examples)
+    except UsageError:  # nothing deployed yet: an estimate needs no URI, only the label does
+        inputs = context.job_inputs(
+            args, hyper_parameters=hp, example_count=args.examples, require_deployed=False
+        )
+        return normalize(inputs), None
+    return normalize(inputs), build_tuning_job(inputs)["labels"][SPEC_LABEL]
+
+
+def _range(r: est.Range, money: bool = False) -> str:
+    if money:
+        return f"${r.low:,.0f} – ${r.high:,.0f}"
+    return f"{r.low / 1e6:,.1f}M – {r.high / 1e6:,.1f}M"
+
+
+def run(args: argparse.Namespace) -> int:
+    inputs, label = inputs_for(args)
+    assumptions = est.default_assumptions(inputs)
+    if args.expected_length:
+        assumptions = dataclasses.replace(assumptions, expected_length=args.expected_length)
+    result = est.estimate(inputs, assumptions=assumptions)
+    if result is None:
+        raise UsageError("the step count is unknown: set --epochs or --steps and --examples")
+    base = inputs.get("base_model") or "gemini-3.5-flash"
+    tuned = est.tuned_inference_price(base)
+    if args.json:
+        extra = {"tuned_inference_per_m": dataclasses.asdict(tuned), "spec_hash": label}
+        print(json.dumps({**result.as_dict(), **extra}, indent=2))
+        return 0
+    table = Table(title=f"estimate for stack {args.stack} ({base})", show_header=False)
+    table.add_column("what", no_wrap=True)
+    table.add_column("value")
+    rows = [
+        ("steps", f"{result.total_steps}"),
+        ("samples per step", f"{result.samples_per_step:,}"),
+        ("training samples", f"{result.train_samples:,}"),
+        ("evaluations / eval samples", f"{result.eval_count} / {result.eval_samples:,}"),
+        ("sampled tokens (training phase)", _range(result.sampled_tokens)),
+        ("trained tokens", _range(result.trained_tokens)),
+        ("eval tokens", _range(result.eval_tokens)),
+        ("scorer calls", ", ".join(f"{k} {v:,}" for k, v in result.scorer_calls_by_reward.items())),
+        ("judge calls (× sampling count)", f"{result.judge_calls:,}"),
+        ("cost range", _range(result.cost_usd, money=True)),
+        *((f"  {part}", _range(r, money=True)) for part, r in result.cost_breakdown.items()),
+        (
+            "expected length per sample",
+            f"{assumptions.expected_length:,} tokens (not the max_output_tokens cap)",
+        ),
+        (
+            "tuned model inference",
+            f"${tuned.input_per_m:.2f} in / ${tuned.output_per_m:.2f} out per 1M tokens",
+        ),
+        ("prices", f"{result.prices_source} (as of {result.prices_as_of})"),
+        (f"{SPEC_LABEL} label", label or "(needs --scorer-uri, --train-uri, --validation-uri)"),
+    ]
+    for what, value in rows:
+        table.add_row(what, value)
+    context.console().print(table)
+    return 0

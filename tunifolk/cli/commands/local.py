@@ -1,0 +1,311 @@
+"""`tunifolk local env | start | stop`: the whole stack on one machine, with the real Pulumi engine.
+
+* `env` prints `export NAME=value` lines after which plain `pulumi` commands work offline: the engine
+  built by `make engine` first on PATH (with the gcp stand-in's plugin beside it), a file backend
+  under build/, an empty passphrase, no update check, no plugin downloads, and every Vertex call sent
+  to the local emulator (`TUNIFOLK_VERTEX_ENDPOINT`).
+* `start` runs the Vertex emulator in the background (fast emulated steps, so `wait: succeeded`
+  returns in seconds) and wakes the reward scorers of the stand-in's Cloud Run services; `stop`
+  stops them. Both are idempotent; pid files, logs and the emulator's URL live in build/local/.
+
+The stand-in itself (`standin/`) needs no server: the engine starts it as a plugin per command.
+Directories follow `TUNIFOLK_LOCAL_DIR`, `TUNIFOLK_STANDIN_DIR`, `TUNIFOLK_GCS_DIR` and
+`TUNIFOLK_ENGINE_DIR` when set (the tests give each run its own), else live under the repository's
+build/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+from tunifolk import standin
+from tunifolk.cli.context import ROOT, help_for
+from tunifolk.errors import PROBLEM, USAGE, TunifolkError
+from tunifolk.standin import cloudrun
+from tunifolk.standin.resources import CloudRunService
+from tunifolk.standin.store import Store
+from tunifolk.vertex import ENDPOINT_ENV
+
+ENGINE_ENV = "TUNIFOLK_ENGINE_DIR"
+LOCAL_ENV = "TUNIFOLK_LOCAL_DIR"
+DEFAULT_PORT = 8090
+DEFAULT_STEP_SECONDS = 0.02
+OFFLINE = {
+    "PULUMI_CONFIG_PASSPHRASE": "",  # the local stack holds no secrets; an empty passphrase is accepted
+    "PULUMI_SKIP_UPDATE_CHECK": "true",
+    "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
+}
+
+
+class LocalError(TunifolkError):
+    """An expected failure of the local stack: one line that names the fix, and its exit code."""
+
+    def __init__(self, message: str, code: int = PROBLEM) -> None:
+        super().__init__(message)
+        self.exit_code = code
+
+
+def local_dir() -> Path:
+    return Path(os.environ.get(LOCAL_ENV) or ROOT / "build" / "local").resolve()
+
+
+def backend_dir() -> Path:
+    """The file backend's directory: beside the pid files, so one `TUNIFOLK_LOCAL_DIR` isolates a run."""
+    return local_dir() / "state"
+
+
+def register(subcommands: argparse._SubParsersAction) -> None:
+    group = subcommands.add_parser(
+        "local",
+        help="run the whole stack locally with the real Pulumi engine (env, start, stop)",
+        description="The local stack: the Pulumi engine from `make engine`, the gcp stand-in and the "
+        "Vertex emulator. Typical use: make engine; python -m tunifolk local start; "
+        'eval "$(python -m tunifolk local env)"; pulumi stack init local; pulumi up.',
+    )
+    actions = group.add_subparsers(title="local commands", metavar="ACTION")
+    group.set_defaults(func=help_for(group))
+
+    env = actions.add_parser(
+        "env",
+        help="print `export NAME=value` lines for offline `pulumi` commands",
+        description="Print shell exports: PATH with the engine first, PULUMI_BACKEND_URL (a file backend "
+        "under build/), PULUMI_CONFIG_PASSPHRASE, PULUMI_SKIP_UPDATE_CHECK, "
+        "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION and TUNIFOLK_VERTEX_ENDPOINT (the emulator that "
+        '`local start` runs). Use: eval "$(python -m tunifolk local env)"',
+    )
+    env.set_defaults(func=print_env)
+
+    start = actions.add_parser(
+        "start",
+        help="start the Vertex emulator (and wake the stand-in's scorers) in the background",
+        description="Start `python -m emulator` in the background with fast emulated steps, reading "
+        "gs:// URIs where the gcp stand-in writes bucket objects; start again any stopped scorer of the "
+        "stand-in's Cloud Run services. Does nothing for what already runs.",
+    )
+    start.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help=f"the emulator's port on 127.0.0.1 (default {DEFAULT_PORT}, or a free one if another program "
+        "holds it; 0 picks a free one)",
+    )
+    start.add_argument(
+        "--step-seconds",
+        type=float,
+        default=DEFAULT_STEP_SECONDS,
+        help=f"emulated seconds per training step (default {DEFAULT_STEP_SECONDS}: the local stack's "
+        "156 steps take seconds)",
+    )
+    start.add_argument(
+        "--emulator-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="one more option for `python -m emulator` (repeatable), e.g. --emulator-arg=--scenario=hacking "
+        "or --emulator-arg=--lro-error-rate=0.5; see python -m emulator --help",
+    )
+    start.set_defaults(func=start_servers)
+
+    stop = actions.add_parser(
+        "stop",
+        help="stop what `local start` and the stand-in started",
+        description="Stop the emulator and the stand-in's scorers. Resources stay recorded: "
+        "`local start` or the next pulumi command brings the scorers back on their ports.",
+    )
+    stop.set_defaults(func=stop_servers)
+
+
+# --------------------------------------------------------------------------- env
+
+
+def engine_bin() -> Path:
+    """The engine's directory (`TUNIFOLK_ENGINE_DIR`, default build/engine/bin), after checking that
+    `make engine` has written what the stack needs there (a `pulumi` and a Python language host found
+    on PATH instead are accepted)."""
+    folder = Path(os.environ.get(ENGINE_ENV) or ROOT / "build" / "engine" / "bin").resolve()
+    for tool in ("pulumi-resource-gcp", "pulumi", "pulumi-language-python"):
+        found = os.access(folder / tool, os.X_OK) or (tool != "pulumi-resource-gcp" and shutil.which(tool))
+        if not found:
+            raise LocalError(f"{folder / tool} is missing: run make engine")
+    return folder
+
+
+def emulator_url() -> str:
+    """The running emulator's URL as `local start` recorded it, else the default port's."""
+    try:
+        return (local_dir() / "emulator.url").read_text().strip()
+    except OSError:
+        return f"http://127.0.0.1:{DEFAULT_PORT}"
+
+
+def environment() -> dict[str, str]:
+    """The variables `local env` prints, with their values."""
+    path = os.environ.get("PATH", "")
+    first = str(engine_bin())
+    parts = [p for p in path.split(os.pathsep) if p and p != first]
+    backend = backend_dir()
+    backend.mkdir(parents=True, exist_ok=True)
+    return {
+        "PATH": os.pathsep.join([first, *parts]),
+        "PULUMI_BACKEND_URL": f"file://{backend}",
+        **OFFLINE,
+        ENDPOINT_ENV: emulator_url(),
+    }
+
+
+def print_env(_args: argparse.Namespace) -> int:
+    env = environment()
+    for name, value in env.items():
+        print(f"export {name}={shlex.quote(value) if value else ''}")
+    if not _healthy(env[ENDPOINT_ENV]):  # stderr: not part of what `eval` runs
+        print(
+            f"note: no emulator answers at {env[ENDPOINT_ENV]}: run python -m tunifolk local start",
+            file=sys.stderr,
+        )
+    return 0
+
+
+# --------------------------------------------------------------------------- start and stop
+
+
+def _alive(pid_file: Path, marker: bytes) -> int | None:
+    """The pid in `pid_file` if that process runs and its command line holds `marker`."""
+    try:
+        pid = int(pid_file.read_text().strip())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except (OSError, ValueError):
+        return None
+    return pid if marker in cmdline else None
+
+
+def _healthy(url: str) -> bool:
+    try:
+        return requests.get(f"{url}/healthz", timeout=1).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+def start_emulator(port: int, step_seconds: float, extra: list[str] | None = None) -> tuple[str, bool]:
+    """(URL, started now). Idempotent: a healthy emulator started earlier is left as it is."""
+    folder = local_dir()
+    pid_file, url_file, log = folder / "emulator.pid", folder / "emulator.url", folder / "emulator.log"
+    if _alive(pid_file, b"emulator") is not None and _healthy(emulator_url()):
+        return emulator_url(), False
+    folder.mkdir(parents=True, exist_ok=True)
+    gcs = standin.gcs_dir()
+    gcs.mkdir(parents=True, exist_ok=True)
+    log.write_text("")
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tunifolk.emulator", "--port", str(port),
+             "--step-seconds", str(step_seconds), "--gcs-dir", str(gcs), *(extra or [])],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # keeps running after this command returns
+        )  # fmt: skip
+    deadline = time.monotonic() + 30
+    url = None
+    while time.monotonic() < deadline:
+        text = log.read_text(encoding="utf-8", errors="replace")
+        if url is None and text.startswith("listening on "):
+            url = text.splitlines()[0].removeprefix("listening on ").strip()
+        if proc.poll() is not None:
+            last = (text.strip().splitlines() or ["no output"])[-1]
+            if "Address already in use" in text:
+                raise LocalError(
+                    f"port {port} is in use by another program: run python -m tunifolk local start --port N "
+                    "(0 picks a free one)"
+                )
+            raise LocalError(f"the emulator exited with {proc.returncode} ({last}); see {log}")
+        if url and _healthy(url):
+            pid_file.write_text(f"{proc.pid}\n")
+            url_file.write_text(url + "\n")
+            return url, True
+        time.sleep(0.1)
+    _terminate(proc.pid)
+    raise LocalError(f"the emulator did not answer within 30s; see {log}")
+
+
+def _terminate(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # not our child: poll /proc instead
+            done = 0 if Path(f"/proc/{pid}").exists() else pid
+        if done:
+            return
+        time.sleep(0.05)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _free(port: int) -> bool:
+    """Whether a port on 127.0.0.1 can be bound now (a default port someone else holds is skipped)."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def cloud_run_services() -> list[tuple[str, int]]:
+    """(service id, port) of every Cloud Run service the stand-in holds."""
+    records = Store(standin.state_dir()).all(CloudRunService.token)
+    return [(r.id, int(r.outputs["uri"].rsplit(":", 1)[1])) for r in records if r.outputs.get("uri")]
+
+
+def start_servers(args: argparse.Namespace) -> int:
+    engine_bin()
+    if args.port is not None and not 0 <= args.port <= 65535:
+        raise LocalError(f"--port {args.port}: give a port from 0 to 65535", USAGE)
+    port = args.port if args.port is not None else (DEFAULT_PORT if _free(DEFAULT_PORT) else 0)
+    if args.step_seconds < 0:
+        raise LocalError(f"--step-seconds {args.step_seconds}: give a number of seconds >= 0", USAGE)
+    url, started = start_emulator(port, args.step_seconds, args.emulator_arg)
+    print(f"emulator {'started' if started else 'already running'} at {url} (gs:// in {standin.gcs_dir()})")
+    for service, port in cloud_run_services():
+        try:
+            cloudrun.ensure(standin.state_dir(), service, port)
+        except RuntimeError as exc:
+            raise LocalError(f"{exc}: free the port, or run pulumi destroy and pulumi up again") from None
+        print(f"scorer of {service} at http://127.0.0.1:{port}")
+    print(f'next: eval "$(python -m tunifolk local env)" and pulumi commands ({ENDPOINT_ENV}={url})')
+    return 0
+
+
+def stop_servers(_args: argparse.Namespace) -> int:
+    folder = local_dir()
+    stopped = []
+    pid = _alive(folder / "emulator.pid", b"emulator")
+    if pid is not None:
+        _terminate(pid)
+        stopped.append(f"emulator (pid {pid})")
+    for name in ("emulator.pid", "emulator.url"):
+        (folder / name).unlink(missing_ok=True)
+    state = standin.state_dir()
+    for service, _port in cloud_run_services():
+        if cloudrun.stop(state, service):
+            stopped.append(f"scorer of {service}")
+    for pid in cloudrun.running(state):  # scorers of services no longer recorded (an interrupted run)
+        _terminate(pid)
+        stopped.append(f"scorer (pid {pid})")
+    print("stopped " + ", ".join(stopped) if stopped else "nothing was running")
+    return 0

@@ -1,0 +1,95 @@
+"""`tunifolk watch`: a progress bar until the job ends; exit 1 if it failed, was cancelled or expired.
+
+The job reports no step, so progress comes from the metric series: the last logged step, and the
+live step after it while running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from tunifolk import metrics as job_metrics
+from tunifolk import operations as ops
+from tunifolk.cli import context
+from tunifolk.cli.context import PROBLEM
+from tunifolk.job.limits import FAILED_STATES, TERMINAL_STATES
+
+
+def register(subcommands: argparse._SubParsersAction) -> None:
+    p = subcommands.add_parser(
+        "watch",
+        help="poll until the job ends, with a progress bar (exit 1 if it failed or was cancelled)",
+    )
+    context.add_job_options(p)
+    p.add_argument(
+        "--interval",
+        type=context.positive_seconds("--interval"),
+        default=30.0,
+        help="seconds between polls (default 30)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=context.positive_seconds("--timeout", zero=True),
+        default=0.0,
+        help="give up after this many seconds (0: never)",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    name = context.job_name(args)
+    out = context.console()
+    deadline = time.monotonic() + args.timeout if args.timeout else None
+    columns = (
+        TextColumn("[bold]{task.fields[state]}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta {task.fields[eta]}"),
+        TextColumn("{task.fields[rewards]}"),
+    )
+    with context.client() as client, Progress(*columns, console=out, transient=False) as bar:
+        task = bar.add_task("run", total=None, state="…", eta="?", rewards="")
+        started, first_step = time.monotonic(), None
+        while True:
+            job = client.get_tuning_job(name)
+            metrics = ops.try_metrics(client, job)
+            total, step = ops.total_steps({}, job), job_metrics.completed_steps(job, metrics)
+            first_step = step if first_step is None else first_step
+            rate = (step - first_step) / max(time.monotonic() - started, 1e-9)
+            eta = f"{(total - step) / rate:.0f}s" if total and rate > 0 else "?"
+            bar.update(
+                task,
+                total=total,
+                completed=step,
+                state=job.get("state", "?"),
+                eta=eta,
+                rewards=_latest_rewards(metrics),
+            )
+            if job.get("state") in TERMINAL_STATES:
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                out.print(f"stopped watching after {args.timeout:.0f}s; {name} is {job.get('state')}")
+                return 0
+            time.sleep(args.interval)
+    out.print(f"{name} ended {job.get('state')}")
+    if job.get("state") in FAILED_STATES:
+        error = (job.get("error") or {}).get("message")
+        out.print(f"[red]{error or 'no error message'}[/]")
+        return PROBLEM
+    return 0
+
+
+def _latest_rewards(metrics: job_metrics.Metrics | None) -> str:
+    if metrics is None:
+        return ""
+    parts = []
+    for name in ["/train_mean_reward", *(f"{r}/train_mean_reward" for r in metrics.reward_names())]:
+        value = metrics.latest(name)
+        if value is not None and math.isfinite(value):
+            parts.append(f"{name.split('/')[0] or 'reward'} {value:+.2f}")
+    return " · ".join(parts)

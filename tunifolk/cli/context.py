@@ -1,0 +1,235 @@
+"""What every operator command needs: the stack's config, the job's name, a client, a console.
+
+Configuration comes from the stack file (`--stack dev` reads `Pulumi.dev.yaml` directly: no Pulumi
+CLI needed) and from flags, which win. Values only a deployed stack knows — the scorer's URI and the
+dataset URIs — come from flags, or from `pulumi stack output` where a Pulumi CLI exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from tunifolk import stack
+from tunifolk.errors import PROBLEM, USAGE, ConfigError, ResourceNameError, UsageError
+from tunifolk.job import inputs as job_model_inputs
+from tunifolk.operations import say
+from tunifolk.paths import ROOT
+from tunifolk.vertex import VertexClient, location_of
+
+__all__ = ["PROBLEM", "ROOT", "USAGE", "UsageError"]
+
+
+def console() -> Console:
+    """stdout, wide enough for resource names when it is not a terminal (tests, pipes, CI logs)."""
+    return Console(width=None if sys.stdout.isatty() else 160, highlight=False)
+
+
+def client() -> VertexClient:
+    return VertexClient(on_retry=say)
+
+
+# --------------------------------------------------------------------------- options
+
+
+def add_stack_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("stack")
+    group.add_argument("--stack", default="dev", help="read Pulumi.STACK.yaml for the config (default: dev)")
+    group.add_argument("--project", help="Google Cloud project (default: the stack's gcp:project)")
+    group.add_argument("--location", help="tuning region (default: the stack's tunifolk:region)")
+
+
+def add_job_options(parser: argparse.ArgumentParser) -> None:
+    add_stack_options(parser)
+    parser.add_argument(
+        "--job",
+        required=True,
+        help="a full job name (projects/P/locations/L/tuningJobs/ID) or a numeric id; with an id, the "
+        "project and location come from --project/--location or the stack",
+    )
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The flags that complete a stack's config into the job's inputs (validate, launch, estimate)."""
+    add_stack_options(parser)
+    group = parser.add_argument_group("deployed values (else `pulumi stack output`)")
+    group.add_argument("--scorer-uri", help="the reward scorer's URL, for rewards with `cloudRun: scorer`")
+    group.add_argument("--train-uri", help="gs:// URI of the uploaded training JSONL")
+    group.add_argument("--validation-uri", help="gs:// URI of the uploaded validation JSONL")
+    group.add_argument(
+        "--validation-example",
+        type=Path,
+        help="JSON file with {example, sample_response} (default: the stack's, data/validation_example.json)",
+    )
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+def stack_config(args: argparse.Namespace) -> stack.StackConfig:
+    path = ROOT / f"Pulumi.{args.stack}.yaml"
+    if not path.is_file():
+        raise UsageError(f"--stack {args.stack}: {path.name} not found in {ROOT}")
+    try:
+        return stack.load_stack_file(path)
+    except ConfigError as exc:
+        raise ConfigError(f"{path.name}: {exc}") from None
+
+
+def project_and_location(args: argparse.Namespace) -> tuple[str, str]:
+    if args.project and args.location:
+        return args.project, args.location
+    cfg = stack_config(args)
+    return args.project or cfg.project, args.location or cfg.region
+
+
+def job_name(args: argparse.Namespace) -> str:
+    """`--job` as a full resource name; a bare id gets the project and location."""
+    job = args.job.strip()
+    if job.startswith("projects/"):
+        resource_name(job, "--job")
+        return job
+    if not job.isdigit():
+        raise UsageError(f"--job {job!r}: give a numeric job id or projects/P/locations/L/tuningJobs/ID")
+    project, location = project_and_location(args)
+    return f"projects/{project}/locations/{location}/tuningJobs/{job}"
+
+
+def resource_name(name: str, flag: str) -> str:
+    """A Vertex resource name given on the command line, checked (a usage error names the flag)."""
+    try:
+        location_of(name)
+    except ResourceNameError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+    return name
+
+
+def stack_output(name: str, stack_name: str) -> str | None:
+    """`pulumi stack output NAME` when a Pulumi CLI is installed; None otherwise."""
+    if shutil.which("pulumi") is None:
+        return None
+    done = subprocess.run(
+        ["pulumi", "stack", "output", name, "--stack", stack_name],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    value = done.stdout.strip()
+    return value if done.returncode == 0 and value else None
+
+
+def _deployed(args: argparse.Namespace, flag: str, output: str, *, required: bool = True) -> str | None:
+    value = getattr(args, flag.lstrip("-").replace("-", "_"), None) or stack_output(output, args.stack)
+    if not value and required:
+        raise UsageError(f"{flag} is needed (no Pulumi CLI to read `pulumi stack output {output}`)")
+    return value or None
+
+
+def count_lines(path: Path) -> int:
+    """Examples in a local JSONL file (non-empty lines)."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            return sum(1 for line in f if line.strip())
+    except OSError as exc:
+        raise ConfigError(
+            f"tunifolk:dataset: cannot read {path} ({exc.strerror}); build it with "
+            "`python -m tunifolk dataset build --out data`"
+        ) from None
+
+
+def job_inputs(
+    args: argparse.Namespace,
+    *,
+    hyper_parameters: dict[str, Any] | None = None,
+    example_count: int | None = None,
+    require_deployed: bool = True,
+) -> dict[str, Any]:
+    """The RlftTuningJob inputs the Pulumi program builds for this stack, from the same builder
+    (`tunifolk.job.inputs`): `tunifolk launch` creates the job with the same spec label, and a
+    later `pulumi up` adopts it. `estimate` passes its overrides, and needs no deployed values."""
+    cfg = stack_config(args)
+    project, location = project_and_location(args)
+    config_inputs = {**cfg.job, "project": project, "location": location}
+    if hyper_parameters is not None:
+        config_inputs["hyper_parameters"] = hyper_parameters
+    need = require_deployed
+    scorer_uri = _deployed(args, "--scorer-uri", "scorer_uri", required=need) if cfg.uses_scorer else None
+    example = getattr(args, "validation_example", None) or ROOT / cfg.validation_example
+    return job_model_inputs.job_inputs(
+        config_inputs,
+        training_dataset_uri=_deployed(args, "--train-uri", "train_uri", required=need),
+        validation_dataset_uri=(
+            _deployed(args, "--validation-uri", "validation_uri", required=need)
+            if cfg.dataset.validation
+            else None
+        ),
+        training_example_count=example_count or count_lines(ROOT / cfg.dataset.train),
+        scorer_uri=scorer_uri,
+        validation_example=stack.load_validation_example(example),
+    )
+
+
+def positive_seconds(flag: str, *, zero: bool = False) -> Any:
+    """An argparse type: a number of seconds above 0 (or 0 too, with `zero`), else a usage error."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+            floor = "0 or more" if zero else "more than 0"
+            raise argparse.ArgumentTypeError(f"{text} must be {floor} seconds")
+        return value
+
+    parse.__name__ = flag
+    return parse
+
+
+def count(flag: str, limit: int | None = None) -> Any:
+    """An argparse type: a whole number from 1 (to `limit`, if given), else a usage error."""
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if n < 1 or (limit is not None and n > limit):
+            bound = f"1 to {limit:,}" if limit is not None else "at least 1"
+            raise argparse.ArgumentTypeError(f"{n} must be {bound}")
+        return n
+
+    parse.__name__ = flag
+    return parse
+
+
+def help_for(parser: argparse.ArgumentParser) -> Any:
+    """A command group called without a subcommand prints its help and is a usage error."""
+
+    def show(_: argparse.Namespace) -> int:
+        parser.print_help(sys.stderr)
+        return USAGE
+
+    return show
+
+
+def vertex_name(flag: str) -> Any:
+    """An argparse type: a Vertex resource name (`projects/P/locations/L/...`), else a usage error."""
+
+    def parse(text: str) -> str:
+        try:
+            location_of(text)
+        except ResourceNameError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+
+    parse.__name__ = flag
+    return parse

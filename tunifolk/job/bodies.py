@@ -1,0 +1,177 @@
+"""Normalised inputs → the Vertex v1beta1 request bodies, and the spec hash that labels a job.
+
+Bodies are camelCase exactly as the aiplatform v1beta1 discovery document spells them (tests hold
+every body to it). Plain fields take their API name from the field table; the reward configs are
+written out here, because Google's reward messages are shaped unlike our inputs (docs/vertex.md,
+"Rewards").
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from typing import Any
+
+from tunifolk.job.fields import INPUTS, MATCH_REWARDS, REWARD, SPEC_LABEL, Field, Kind
+from tunifolk.job.normalize import normalize
+
+_WEIGHT_DEFAULT = next(f.default for f in REWARD if f.name == "weight")
+_PARSE_TYPES = {"identity": "IDENTITY", "regex_extract": "REGEX_EXTRACT"}
+_MATCH_OPERATIONS = {
+    "regex_contains": "REGEX_CONTAINS",
+    "partial_match": "PARTIAL_MATCH",
+    "exact_match": "EXACT_MATCH",
+}
+
+
+def parent_of(inputs: dict[str, Any]) -> str:
+    """`projects/{project}/locations/{location}`: where the job lives."""
+    n = normalize(inputs)
+    return f"projects/{n['project']}/locations/{n['location']}"
+
+
+def expand_model(name: str, project: str, location: str) -> str:
+    """A judge model's full resource name: a bare name fails at reward time (docs/vertex.md, edge 18)."""
+    if name.startswith("projects/"):
+        return name
+    if name.startswith("publishers/"):
+        return f"projects/{project}/locations/{location}/{name}"
+    bare = name.removeprefix("models/")
+    return f"projects/{project}/locations/{location}/publishers/google/models/{bare}"
+
+
+def _plain(fields: tuple[Field, ...], values: dict[str, Any]) -> dict[str, Any]:
+    """The fields that are set, at their API paths: int64 as decimal strings (ProtoJSON), maps of
+    plain fields (hyperParameters, preTunedModel) recursively."""
+    body: dict[str, Any] = {}
+    for f in fields:
+        value = values.get(f.name)
+        if value is None or value == "" or f.api is None:
+            continue
+        if f.kind is Kind.OBJECT:
+            value = _plain(f.children, value)
+        elif f.kind is Kind.INT64:
+            value = str(value)
+        *parents, leaf = f.api.split(".")
+        node = body
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[leaf] = value
+    return body
+
+
+def _parse_config(parse: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not parse:
+        return None
+    body: dict[str, Any] = {"parseType": _PARSE_TYPES[parse.get("type", "identity")]}
+    if parse.get("regex"):
+        body["regexExtractExpression"] = parse["regex"]
+    return body
+
+
+def _match_rewards(spec: dict[str, Any]) -> dict[str, float]:
+    """Correct and wrong rewards, defaulting (from the table) to ±1: a bare match is full range."""
+    return {str(f.api): float(spec.get(f.name, f.default)) for f in MATCH_REWARDS}
+
+
+def _autorater_body(spec: dict[str, Any], project: str, location: str) -> dict[str, Any]:
+    config: dict[str, Any] = {"autoraterModel": expand_model(spec["model"], project, location)}
+    if spec.get("sampling_count") is not None:
+        config["samplingCount"] = int(spec["sampling_count"])
+    body: dict[str, Any] = {"autoraterConfig": config, "autoraterPrompt": spec["prompt"]}
+    parse = _parse_config(spec.get("parse"))
+    if parse:
+        body["autoraterResponseParseConfig"] = parse
+    scorer = spec.get("scorer", "conversion")
+    if isinstance(scorer, dict):
+        exact = scorer["exact_match"]
+        body["exactMatchScorer"] = {"expression": exact["expression"], **_match_rewards(exact)}
+    else:
+        body["parsedResponseConversionScorer"] = {}  # an empty message: send {}
+    return body
+
+
+def _string_match_body(spec: dict[str, Any]) -> dict[str, Any]:
+    expression = {"matchOperation": _MATCH_OPERATIONS[spec["match"]], "expression": spec["expression"]}
+    if spec.get("json_key"):
+        body = {
+            "jsonMatchExpression": {"keyName": spec["json_key"], "valueStringMatchExpression": expression}
+        }
+    else:
+        body = {"stringMatchExpression": expression}
+    return {**body, **_match_rewards(spec)}
+
+
+def single_reward_config(reward: dict[str, Any], project: str, location: str) -> dict[str, Any]:
+    """One reward as a `SingleReinforcementTuningRewardConfig`."""
+    body: dict[str, Any] = {"rewardName": reward["name"]}
+    parse = _parse_config(reward.get("parse"))
+    if parse:
+        body["parseResponseConfig"] = parse
+    if "cloud_run" in reward:
+        body["cloudRunRewardScorer"] = {"cloudRunUri": reward["cloud_run"]["uri"]}
+    elif "autorater" in reward:
+        body["autoraterScorer"] = _autorater_body(reward["autorater"], project, location)
+    elif "string_match" in reward:
+        body["stringMatchRewardScorer"] = _string_match_body(reward["string_match"])
+    elif "code_execution" in reward:
+        body["codeExecutionRewardScorer"] = {"pythonCodeSnippet": reward["code_execution"]["python"]}
+    return body
+
+
+def reward_config(inputs: dict[str, Any]) -> dict[str, Any]:
+    """`{"singleRewardConfig": …}` for one reward, `{"compositeRewardConfig": …}` for several."""
+    n = normalize(inputs)
+    project, location, rewards = n["project"], n["location"], n["rewards"]
+    singles = [single_reward_config(r, project, location) for r in rewards]
+    if len(singles) == 1:
+        return {"singleRewardConfig": singles[0]}
+    weighted = [
+        {"weight": float(r.get("weight", _WEIGHT_DEFAULT)), "rewardConfig": s}
+        for r, s in zip(rewards, singles, strict=True)
+    ]
+    return {"compositeRewardConfig": {"weightedRewardConfigs": weighted}}
+
+
+def reward_names(inputs: dict[str, Any]) -> list[str]:
+    """The configured reward names, in order: what the validate verdict expects to see."""
+    rewards = normalize(inputs).get("rewards")
+    if not isinstance(rewards, list):
+        return []
+    return [r["name"] for r in rewards if isinstance(r, dict) and isinstance(r.get("name"), str)]
+
+
+def spec_hash(body: dict[str, Any]) -> str:
+    """First 16 hex digits of SHA-256 over the canonical body (sorted keys, compact, no labels).
+
+    Labels are excluded because the hash is itself a label, and because labels do not change what
+    Vertex trains: the same spec must always hash alike, so create can find a job it already made.
+    """
+    canonical = {k: v for k, v in body.items() if k != "labels"}
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def build_tuning_job(inputs: dict[str, Any]) -> dict[str, Any]:
+    """The `TuningJob` create body, labelled with its own spec hash (`tunifolk-spec`)."""
+    n = normalize(inputs)
+    if n.get("pre_tuned_model"):
+        n.pop("base_model", None)  # the pre-tuned model's base is the base: preTunedModel is a sibling
+    body = _plain(INPUTS, n)  # of reinforcementTuningSpec, never inside it (docs/vertex.md, edge 16)
+    spec = body.setdefault("reinforcementTuningSpec", {})
+    spec.setdefault("hyperParameters", {})
+    spec.update(reward_config(n))
+    body["labels"] = {**(n.get("labels") or {}), SPEC_LABEL: spec_hash(body)}
+    return body
+
+
+def build_validate_request(inputs: dict[str, Any]) -> dict[str, Any]:
+    """The validateReinforcementTuningReward body: the field is `example` (docs/vertex.md, edge 4)."""
+    n = normalize(inputs)
+    example = n["validation_example"]
+    return {
+        "example": copy.deepcopy(example["example"]),
+        "sampleResponse": copy.deepcopy(example["sample_response"]),
+        **reward_config(n),
+    }

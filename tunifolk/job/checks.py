@@ -1,0 +1,425 @@
+"""Every rule that can be checked without calling Google, so it fails at `pulumi preview`.
+
+Each failure names the property path (`hyper_parameters.checkpoint_interval`) and the fix. The
+per-field rules (type, choices, range, required, unknown keys) come from the field table; the rules
+here span fields: the sharp edges of docs/vertex.md. A value Pulumi does not know yet (the scorer's
+URI at the first preview) passes until it is known.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+from tunifolk.job import limits, shapes, wire
+from tunifolk.job.estimate import Estimate, estimate, total_steps
+from tunifolk.job.fields import INPUTS, SCORER_KINDS, SPEC_LABEL, Field, Kind
+from tunifolk.job.normalize import normalize
+
+Failure = tuple[str, str]
+
+_TUNED_MODEL_RE = re.compile(r"^projects/[^/]+/locations/[^/]+/models/[^/@]+(@\d+)?$")
+_LABEL_RE = re.compile(r"^[a-z0-9_-]*$")
+_GEMINI_VERSION_RE = re.compile(r"gemini-(\d+)(?:\.(\d+))?")
+
+
+@dataclass
+class CheckReport:
+    """What `check` found: normalised inputs, failures (property path, reason), warnings."""
+
+    inputs: dict[str, Any]
+    failures: list[Failure] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    total_steps: int | None = None
+    estimate: Estimate | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+def check_inputs(inputs: dict[str, Any]) -> CheckReport:
+    """Every static rule, on normalised inputs; unknown values pass until known."""
+    n = normalize(inputs)
+    report = CheckReport(inputs=n)
+    report.failures += check_fields(INPUTS, n, "")
+    for rule in RULES:
+        report.failures += rule(n)
+    report.total_steps, step_failures = _steps(n)
+    report.failures += step_failures
+    report.warnings += warnings(n)
+    if not report.failures:
+        report.estimate = estimate(n)
+        report.failures += _budget(n, report.estimate)
+    return report
+
+
+# --------------------------------------------------------------------------- from the table
+
+
+def check_fields(fields: tuple[Field, ...], value: dict[str, Any], path: str) -> list[Failure]:
+    """Unknown keys, required fields, and each field's own rule, recursively."""
+    accepted = tuple(f.name for f in fields)
+    fails = [
+        (_join(path, key), f"unknown input {key!r}; accepted: {', '.join(accepted)}")
+        for key in value
+        if key not in accepted
+    ]
+    for f in fields:
+        fails += check_field(f, value.get(f.name), _join(path, f.name))
+    return fails
+
+
+def check_field(f: Field, value: Any, path: str) -> list[Failure]:
+    """One field's rule from its table row: required, type, choices, range, children."""
+    if wire.is_unknown(value):
+        return []
+    if value is None:
+        return [(path, f"{f.doc} is required")] if f.required else []
+    kind = f.kind
+    if kind is Kind.STR:
+        if not isinstance(value, str) or (f.required and not value.strip()):
+            return [(path, f"{f.doc}: must be a non-empty string, got {value!r}")]
+    elif kind in (Kind.INT, Kind.INT64):
+        if not wire.is_int(value):
+            return [(path, f"must be a whole number, got {value!r}")]
+        return _range(f, value, path)
+    elif kind is Kind.FLOAT:
+        if not wire.is_number(value):
+            return [(path, f"must be a number, got {value!r}")]
+        return _range(f, value, path)
+    elif kind is Kind.BOOL:
+        if not isinstance(value, bool):
+            return [(path, f"must be true or false, got {value!r}")]
+    elif kind is Kind.ENUM:
+        if value not in f.choices:
+            return [(path, f"must be one of {', '.join(f.choices)}, got {value!r}")]
+    elif kind is Kind.LABELS:
+        return _labels(value, path)
+    elif kind is Kind.MESSAGE:
+        return shapes.problems(shapes.MESSAGES[f.message or ""], value, path)
+    elif kind is Kind.OBJECT:
+        if f.literal is not None and value == f.literal:
+            return []
+        if not isinstance(value, dict):
+            literal = f"'{f.literal}' or " if f.literal else ""
+            return [(path, f"must be {literal}a map of {', '.join(f.names)}")]
+        return check_fields(f.children, value, path)
+    elif kind is Kind.LIST:
+        if not isinstance(value, list):
+            return [(path, f"must be a list of maps of {', '.join(f.names)}")]
+        fails: list[Failure] = []
+        for i, item in enumerate(value):
+            if wire.is_unknown(item):
+                continue
+            if not isinstance(item, dict):
+                fails.append((f"{path}[{i}]", f"must be a map of {', '.join(f.names)}"))
+            else:
+                fails += check_fields(f.children, item, f"{path}[{i}]")
+        return fails
+    return []
+
+
+def _range(f: Field, value: float, path: str) -> list[Failure]:
+    if f.above is not None and not value > f.above:
+        return [(path, f"must be greater than {f.above:g}, got {value!r}")]
+    if f.low is not None and f.high is not None and not f.low <= value <= f.high:
+        return [(path, f"must be in [{f.low:g}, {f.high:g}], got {value!r}")]
+    if f.low is not None and value < f.low:
+        return [(path, f"must be at least {f.low:g}, got {value!r}")]
+    if f.high is not None and value > f.high:
+        return [(path, f"must be at most {f.high:g}, got {value!r}")]
+    return []
+
+
+def _labels(labels: Any, path: str) -> list[Failure]:
+    if not isinstance(labels, dict):
+        return [(path, "must be a map of string to string, e.g. {team: poetry}")]
+    fails: list[Failure] = []
+    size = limits.MAX_LABEL_LENGTH
+    for key, value in labels.items():
+        where = f"{path}.{key}"
+        if key == SPEC_LABEL:
+            fails.append((where, f"the label {SPEC_LABEL!r} is reserved: tunifolk sets it to the spec hash"))
+            continue
+        if not isinstance(key, str) or not key or len(key) > size or not _LABEL_RE.match(key):
+            fails.append(
+                (where, f"label keys: 1-{size} characters of lowercase letters, digits, '_' and '-'")
+            )
+        elif not key[0].islower():
+            fails.append((where, "label keys must start with a lowercase letter"))
+        if wire.is_unknown(value):
+            continue
+        if not isinstance(value, str) or len(value) > size or not _LABEL_RE.match(value):
+            fails.append(
+                (where, f"label values: at most {size} characters of lowercase letters, digits, '_' and '-'")
+            )
+    return fails
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+# --------------------------------------------------------------------------- rules across fields
+
+
+def _base_or_pre_tuned(n: dict[str, Any]) -> list[Failure]:
+    base = n.get("base_model")
+    if n.get("pre_tuned_model") is None and base is None:
+        return [
+            ("base_model", "set base_model (e.g. gemini-3.5-flash), or pre_tuned_model to continue a run")
+        ]
+    return []
+
+
+def _dataset_uris(n: dict[str, Any]) -> list[Failure]:
+    fails = []
+    for key in ("training_dataset_uri", "validation_dataset_uri"):
+        uri = n.get(key)
+        if isinstance(uri, str) and not wire.is_unknown(uri) and not uri.startswith("gs://"):
+            fails.append((key, f"must be a Cloud Storage URI gs://bucket/path.jsonl, got {uri!r}"))
+    return fails
+
+
+def _hyper_parameters(n: dict[str, Any]) -> list[Failure]:
+    hp = n.get("hyper_parameters")
+    if not isinstance(hp, dict):
+        return []
+    known = {k: v for k, v in hp.items() if wire.present(v)}
+    fails: list[Failure] = []
+    batch = known.get("batch_size", limits.DEFAULT_BATCH_SIZE)
+    samples = known.get("samples_per_prompt", limits.DEFAULT_SAMPLES_PER_PROMPT)
+    unknown = wire.is_unknown(hp.get("batch_size")) or wire.is_unknown(hp.get("samples_per_prompt"))
+    if not unknown and wire.is_int(batch) and wire.is_int(samples) and batch > 0 and samples > 0:
+        product = batch * samples
+        if product % limits.BATCH_SAMPLES_MULTIPLE or product > limits.MAX_BATCH_SAMPLES:
+            where = "samples_per_prompt" if "samples_per_prompt" in hp else "batch_size"
+            fails.append(
+                (
+                    f"hyper_parameters.{where}",
+                    f"batch_size × samples_per_prompt = {product} must be divisible by "
+                    f"{limits.BATCH_SAMPLES_MULTIPLE} and at most {limits.MAX_BATCH_SAMPLES}; "
+                    "e.g. batch_size 32 with samples_per_prompt 16",
+                )
+            )
+    epochs, steps = "epoch_count" in hp, "step_count" in hp
+    if epochs == steps:
+        what = "both are set" if epochs else "neither is set"
+        fails.append(
+            ("hyper_parameters.epoch_count", f"set exactly one of epoch_count or step_count ({what})")
+        )
+    if "thinking_budget" in known:
+        major = _gemini_major(n.get("base_model"))
+        if major is not None and major >= 3:
+            fails.append(
+                (
+                    "hyper_parameters.thinking_budget",
+                    f"thinking_budget is rejected on {n['base_model']} (Gemini 3 and later): "
+                    "remove it and use thinking_level",
+                )
+            )
+    evaluate, checkpoint = known.get("evaluate_interval"), known.get("checkpoint_interval")
+    both = wire.is_int(evaluate) and wire.is_int(checkpoint) and evaluate > 0 and checkpoint > 0
+    if both and checkpoint % evaluate:
+        fails.append(
+            (
+                "hyper_parameters.checkpoint_interval",
+                f"must be a whole multiple of evaluate_interval ({evaluate}), got {checkpoint}; "
+                f"e.g. {evaluate * max(1, checkpoint // evaluate)}",
+            )
+        )
+    return fails
+
+
+def _gemini_major(model: Any) -> int | None:
+    """The major version of a Gemini model name (3 for gemini-3.5-flash), None if not Gemini."""
+    if not isinstance(model, str):
+        return None
+    match = _GEMINI_VERSION_RE.search(model.rsplit("/", 1)[-1])
+    return int(match.group(1)) if match else None
+
+
+def _rewards(n: dict[str, Any]) -> list[Failure]:
+    rewards = n.get("rewards")
+    if wire.is_unknown(rewards) or not isinstance(rewards, list):
+        return []
+    if not rewards:
+        return [("rewards", "at least one reward is required: e.g. [{name, weight, cloud_run: {uri}}]")]
+    fails: list[Failure] = []
+    if len(rewards) > limits.MAX_REWARDS:
+        fails.append(("rewards", f"at most {limits.MAX_REWARDS} rewards, got {len(rewards)}"))
+    seen: set[str] = set()
+    for i, reward in enumerate(rewards):
+        if not isinstance(reward, dict):
+            continue
+        path = f"rewards[{i}]"
+        kinds = [k for k in SCORER_KINDS if k in reward]
+        if len(kinds) != 1:
+            found = ", ".join(kinds) or "none"
+            fails.append((path, f"set exactly one scorer of {', '.join(SCORER_KINDS)} (found: {found})"))
+        for kind in kinds:
+            spec = reward[kind]
+            if isinstance(spec, dict):
+                fails += _SCORER_RULES.get(kind, _no_rule)(spec, f"{path}.{kind}")
+        fails += _parse(reward.get("parse"), f"{path}.parse")
+        name = reward.get("name")
+        if isinstance(name, str) and not wire.is_unknown(name):
+            if name in seen:
+                fails.append((f"{path}.name", f"reward names must be unique; {name!r} repeats"))
+            seen.add(name)
+    return fails
+
+
+def _no_rule(_spec: dict[str, Any], _path: str) -> list[Failure]:
+    return []
+
+
+def _parse(parse: Any, path: str) -> list[Failure]:
+    if not isinstance(parse, dict) or parse.get("type") != "regex_extract":
+        return []
+    regex = parse.get("regex")
+    if wire.is_unknown(regex):
+        return []
+    if not isinstance(regex, str) or not regex:
+        return [(f"{path}.regex", "regex_extract needs a regex, e.g. '<answer>(.*?)</answer>'")]
+    try:
+        re.compile(regex)
+    except re.error as exc:
+        return [(f"{path}.regex", f"the regex does not compile: {exc}")]
+    return []
+
+
+def _cloud_run(spec: dict[str, Any], path: str) -> list[Failure]:
+    uri = spec.get("uri")
+    if not isinstance(uri, str) or wire.is_unknown(uri):
+        return []
+    parsed = urlparse(uri)
+    local = parsed.scheme == "http" and parsed.hostname in ("127.0.0.1", "localhost")
+    if not (parsed.scheme == "https" and parsed.hostname) and not local:
+        return [(f"{path}.uri", f"must be an https:// URL (http only for 127.0.0.1/localhost), got {uri!r}")]
+    return []
+
+
+def _autorater(spec: dict[str, Any], path: str) -> list[Failure]:
+    return _parse(spec.get("parse"), f"{path}.parse")
+
+
+def _code_execution(spec: dict[str, Any], path: str) -> list[Failure]:
+    code = spec.get("python")
+    if not isinstance(code, str) or not code.strip():
+        return []
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        return [(f"{path}.python", f"the snippet does not parse: {exc.msg} (line {exc.lineno})")]
+    if not any(isinstance(node, ast.FunctionDef) and node.name == "evaluate" for node in tree.body):
+        return [(f"{path}.python", "the snippet must define def evaluate(example, response) -> float")]
+    return []
+
+
+_SCORER_RULES: dict[str, Callable[[dict[str, Any], str], list[Failure]]] = {
+    "cloud_run": _cloud_run,
+    "autorater": _autorater,
+    "code_execution": _code_execution,
+}
+
+
+def _pre_tuned(n: dict[str, Any]) -> list[Failure]:
+    pre = n.get("pre_tuned_model")
+    name = pre.get("tuned_model_name") if isinstance(pre, dict) else None
+    if isinstance(name, str) and not wire.is_unknown(name) and not _TUNED_MODEL_RE.match(name):
+        return [
+            (
+                "pre_tuned_model.tuned_model_name",
+                f"must be projects/*/locations/*/models/* (optionally @version), got {name!r}",
+            )
+        ]
+    return []
+
+
+def _validation_example(n: dict[str, Any]) -> list[Failure]:
+    """The example must hold a prompt: Google answers an empty one with a bare 400 at create."""
+    value = n.get("validation_example")
+    example = value.get("example") if isinstance(value, dict) else None
+    if not isinstance(example, dict) or wire.contains_unknown(example):
+        return []
+    contents = example.get("contents")
+    if not isinstance(contents, list) or not contents:
+        return [("validation_example.example.contents", "must be a non-empty list of Content (the prompt)")]
+    return []
+
+
+RULES: tuple[Callable[[dict[str, Any]], list[Failure]], ...] = (
+    _base_or_pre_tuned,
+    _dataset_uris,
+    _hyper_parameters,
+    _rewards,
+    _pre_tuned,
+    _validation_example,
+)
+
+
+# --------------------------------------------------------------------------- steps, budget, warnings
+
+
+def _steps(n: dict[str, Any]) -> tuple[int | None, list[Failure]]:
+    hp = n.get("hyper_parameters")
+    if not isinstance(hp, dict):
+        return None, []
+    steps = total_steps(hp, n.get("training_example_count"))
+    if steps is None:
+        return None, []
+    path = (
+        "hyper_parameters.step_count" if wire.is_int(hp.get("step_count")) else "hyper_parameters.epoch_count"
+    )
+    if steps > limits.MAX_TOTAL_STEPS:
+        return steps, [
+            (
+                path,
+                f"the run would take {steps} steps; the service stops at {limits.MAX_TOTAL_STEPS} "
+                "whatever you ask: lower epoch_count or step_count",
+            )
+        ]
+    if steps <= 0:
+        return steps, [
+            ("training_example_count", "fewer training examples than batch_size: the run would have 0 steps")
+        ]
+    return steps, []
+
+
+def _budget(n: dict[str, Any], est: Estimate | None) -> list[Failure]:
+    budget = n.get("max_cost_usd")
+    if est is None or not wire.is_number(budget) or est.cost_usd.high <= budget:
+        return []
+    return [
+        (
+            "max_cost_usd",
+            f"the estimated cost is up to ${est.cost_usd.high:,.2f}, above max_cost_usd ${budget:,.2f} "
+            f"(prices as of {est.prices_as_of}, unconfirmed): raise the budget or shrink the run",
+        )
+    ]
+
+
+def warnings(n: dict[str, Any]) -> list[str]:
+    """The two rules that only warn: a low token cap with HIGH thinking, and no validation set."""
+    out: list[str] = []
+    hp = n.get("hyper_parameters")
+    if isinstance(hp, dict):
+        tokens, level = hp.get("max_output_tokens"), hp.get("thinking_level", "HIGH")
+        if wire.is_int(tokens) and tokens < limits.MAX_OUTPUT_TOKENS and level == "HIGH":
+            out.append(
+                f"hyper_parameters.max_output_tokens is {tokens}, below {limits.MAX_OUTPUT_TOKENS}, with "
+                "HIGH thinking: the cap includes thinking tokens and can truncate answers; a lower cap "
+                "saves nothing, since generations are billed by their real length"
+            )
+    if n.get("validation_dataset_uri") is None:
+        out.append(
+            "validation_dataset_uri is not set: the service will split off 25% of the training set "
+            "(at least 50 examples) for evaluation"
+        )
+    return out

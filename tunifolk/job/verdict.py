@@ -1,0 +1,113 @@
+"""The verdict on a reward validation: refuse to create unless every reward is sound.
+
+`validateReinforcementTuningReward` answers per reward; create must refuse unless every configured
+reward is present, finite, inside [-1, 1] and free of `errorStatus`, there and at the top. The
+answer is read structurally, key by key (docs/vertex.md, edge 15): a substring scan would miss an
+error nested under an unexpected key and fire on a reward merely named `error_rate`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from tunifolk.job.wire import is_int
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason to refuse create: which reward (None: the whole call), Google's words, aux info."""
+
+    reward: str | None
+    message: str
+    aux_info: str | None = None
+    code: int | None = None  # google.rpc.Code of the errorStatus, when there was one
+
+    @property
+    def is_permission_error(self) -> bool:
+        """A fresh IAM grant not applied yet (docs/vertex.md, edge 19): create retries, bounded."""
+        return self.code == 7 or "permission" in self.message.lower()
+
+    def __str__(self) -> str:
+        head = f"reward {self.reward!r}: " if self.reward else ""
+        tail = f" (aux info: {self.aux_info})" if self.aux_info else ""
+        return f"{head}{self.message}{tail}"
+
+
+def _status_code(status: Any) -> int | None:
+    code = status.get("code") if isinstance(status, dict) else None
+    return code if is_int(code) else None
+
+
+def _status_message(status: Any) -> str | None:
+    """A google.rpc.Status as text; None when it carries no error (code 0 is omitted in ProtoJSON)."""
+    if isinstance(status, dict):
+        if not status.get("code") and not status.get("message") and not status.get("details"):
+            return None
+        return f"{status.get('message') or 'error'} (code {status.get('code', 'unknown')})"
+    if isinstance(status, str) and status:
+        return status
+    return None
+
+
+def _reward_value(raw: Any) -> float | None:
+    """A ProtoJSON float (number or "NaN"/"Infinity"/"-Infinity"/"1.5") as float; None if not one."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, (int, float)):
+        return float(raw)
+    if isinstance(raw, str):
+        try:
+            return float(raw)
+        except ValueError:
+            return None
+    return None
+
+
+def _entry_problems(name: str, entry: Any) -> list[Problem]:
+    if not isinstance(entry, dict):
+        return [Problem(name, f"unexpected reward info {entry!r}")]
+    aux = entry.get("userRequestedAuxInfo")
+    aux = aux if isinstance(aux, str) and aux else None
+    problems: list[Problem] = []
+    error = _status_message(entry.get("errorStatus"))
+    if error:
+        problems.append(Problem(name, error, aux, _status_code(entry.get("errorStatus"))))
+    value = _reward_value(entry.get("reward", 0.0))  # absent = 0.0: ProtoJSON omits zeros
+    if value is None or not math.isfinite(value):
+        problems.append(Problem(name, f"reward is not a finite number: {entry.get('reward')!r}", aux))
+    elif not -1.0 <= value <= 1.0:
+        problems.append(Problem(name, f"reward {value} is outside [-1, 1]", aux))
+    return problems
+
+
+def validation_problems(response: dict[str, Any], reward_names: list[str]) -> list[Problem]:
+    """Why a validate response must stop create; empty when every reward is present, finite, in range."""
+    problems: list[Problem] = []
+    top = _status_message(response.get("errorStatus"))
+    if top:
+        problems.append(Problem(None, top, code=_status_code(response.get("errorStatus"))))
+    legacy = response.get("error")
+    if isinstance(legacy, str) and legacy:
+        problems.append(Problem(None, legacy))
+    details = response.get("rewardInfoDetails")
+    for name in reward_names:
+        if isinstance(details, dict) and name in details:
+            problems += _entry_problems(name, details[name])
+        elif not isinstance(details, dict) and len(reward_names) == 1:
+            # A single reward answers in `overallReward`; exactly 0.0 drops both fields (ProtoJSON
+            # omits zeros), so an answer with neither is a valid 0.0, not a missing reward.
+            problems += _entry_problems(name, {"reward": response.get("overallReward", 0.0)})
+        else:
+            problems.append(Problem(name, "the reward is missing from the validate response"))
+    return problems
+
+
+def validation_summary(response: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """`{overall_reward, rewards: {name: reward}}`; an entry without `reward` is 0.0 (ProtoJSON)."""
+    details = response.get("rewardInfoDetails") or {}
+    rewards = {n: float((details.get(n) or {}).get("reward", 0.0)) for n in names if n in details}
+    if not rewards and len(names) == 1:
+        rewards = {names[0]: float(response.get("overallReward", 0.0))}
+    return {"overall_reward": float(response.get("overallReward", 0.0)), "rewards": rewards}

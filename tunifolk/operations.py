@@ -1,0 +1,254 @@
+"""Operations on RLFT tuning jobs shared by the Pulumi provider and the operator CLI.
+
+`pulumi up` and `tunifolk launch` must behave alike: probe the judges, validate the reward, refuse
+on any problem, then create-or-adopt by the `tunifolk-spec` label. Keeping those steps here, as
+plain functions over a `VertexClient`, means the two can never drift apart. Progress goes through
+`say` (stderr), which Pulumi shows as diagnostics and the CLI prints as it is.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tunifolk import metrics as job_metrics
+from tunifolk.errors import LeftBehind, RewardRefused, TunifolkError, UnreachableError, VertexError
+from tunifolk.job import bodies, estimate, limits, verdict
+from tunifolk.job.fields import HYPER_PARAMETERS, SPEC_LABEL
+from tunifolk.job.normalize import normalize
+from tunifolk.vertex import VertexClient
+
+JUDGE_CANDIDATES = ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-3-pro-preview", "gemini-3.1-pro-preview")
+
+
+def say(message: str) -> None:
+    """A progress line on stderr (the engine shows a dynamic provider's stderr as diagnostics)."""
+    print(f"tunifolk: {message}", file=sys.stderr, flush=True)
+
+
+def judge_problems(client: VertexClient, inputs: dict[str, Any]) -> list[str]:
+    """Each autorater judge must answer generateContent in the tuning region (availability differs per
+    project and region). One line per judge that 404s, naming the judges that do answer there."""
+    project, location = inputs["project"], inputs["location"]
+    problems = []
+    answering: list[str] | None = None
+    for i, reward in enumerate(inputs.get("rewards") or []):
+        judge = (reward.get("autorater") or {}).get("model")
+        if not judge or client.judge_available(
+            project, location, bodies.expand_model(judge, project, location)
+        ):
+            continue
+        if answering is None:
+            answering = [m for m in JUDGE_CANDIDATES if client.judge_available(project, location, m)]
+        problems.append(
+            f"rewards[{i}].autorater.model: judge {judge!r} is not available in {location} for project "
+            f"{project} (generateContent answered 404). Judges that answer there: "
+            f"{', '.join(answering) or 'none of ' + ', '.join(JUDGE_CANDIDATES)}."
+        )
+    return problems
+
+
+def validate_once(
+    client: VertexClient, inputs: dict[str, Any]
+) -> tuple[dict[str, Any], list[verdict.Problem]]:
+    """Dry-run the reward with `validation_example` and the job's own reward config."""
+    names = bodies.reward_names(inputs)
+    try:
+        response = client.validate_reward(bodies.parent_of(inputs), bodies.build_validate_request(inputs))
+    except VertexError as exc:
+        if not exc.permission_denied:
+            raise
+        return {}, [verdict.Problem(None, str(exc), code=7)]
+    return response, verdict.validation_problems(response, names)
+
+
+def validate_until_granted(
+    client: VertexClient, inputs: dict[str, Any], retry_seconds: float, interval: float
+) -> dict[str, Any]:
+    """Validate; refuse (RewardRefused) unless the verdict finds no problem. A permission error is
+    retried for `retry_seconds`: a fresh run.invoker grant takes minutes to apply (docs/vertex.md,
+    edge 19)."""
+    deadline = time.monotonic() + retry_seconds
+    while True:
+        response, problems = validate_once(client, inputs)
+        if not problems:
+            return verdict.validation_summary(response, bodies.reward_names(inputs))
+        if any(p.is_permission_error for p in problems) and time.monotonic() < deadline:
+            say(
+                "reward validation hit a permission error (a fresh run.invoker grant can take minutes "
+                f"to apply); retrying in {interval:.0f}s"
+            )
+            time.sleep(interval)
+            continue
+        lines = "\n".join(f"  - {p}" for p in problems)
+        raise RewardRefused(f"reward validation failed; no tuning job was created:\n{lines}")
+
+
+def create_or_adopt(client: VertexClient, inputs: dict[str, Any], attempts: int = 3) -> dict[str, Any]:
+    """Create the job, or adopt the live one carrying the same spec label. The create call is never
+    retried blindly: after an ambiguous failure (5xx, 429, connection), the label is looked up first."""
+    parent = bodies.parent_of(inputs)
+    body = bodies.build_tuning_job(inputs)
+    label = body["labels"][SPEC_LABEL]
+    for attempt in range(1, attempts + 1):
+        adopted = adoptable(client, parent, label)
+        if adopted is not None:
+            say(f"adopting {adopted['name']} ({adopted.get('state')}): same spec {label}")
+            return adopted
+        try:
+            return client.create_tuning_job(parent, body)
+        except VertexError as exc:
+            if exc.status < 500 and exc.status != 429:
+                raise
+            say(f"create was ambiguous ({exc}); looking for the job by its label (attempt {attempt})")
+        except UnreachableError as exc:  # a reset or a timeout: the job may exist
+            say(f"create was ambiguous ({exc}); looking for the job by its label (attempt {attempt})")
+    adopted = adoptable(client, parent, label)
+    if adopted is not None:
+        return adopted
+    raise TunifolkError(
+        f"could not create the tuning job after {attempts} attempts and none carries "
+        f'labels.{SPEC_LABEL}="{label}"; nothing was created: run it again'
+    )
+
+
+def adoptable(client: VertexClient, parent: str, label: str) -> dict[str, Any] | None:
+    """A job with this spec label that is live, or SUCCEEDED with its tuned model still present;
+    never a FAILED or CANCELLED one (nor a success whose model was cleaned up)."""
+    for job in client.find_jobs_by_label(parent, SPEC_LABEL, label):
+        if (job.get("labels") or {}).get(SPEC_LABEL) != label:
+            continue  # whatever the server's filter did: only this spec's own jobs are adopted
+        state = job.get("state")
+        if state in limits.ADOPTABLE_STATES:
+            return job
+        model = (job.get("tunedModel") or {}).get("model")
+        if state in limits.SUCCEEDED_STATES and model and _exists(client.get_model, model):
+            return job
+    return None
+
+
+def _exists(get: Callable[[str], Any], name: str) -> bool:
+    try:
+        get(name)
+    except VertexError as exc:
+        if exc.not_found:
+            return False
+        raise
+    return True
+
+
+def try_metrics(client: VertexClient, job: dict[str, Any]) -> job_metrics.Metrics | None:
+    """Metrics are a view, not a source of truth: a missing or unreadable experiment is no error."""
+    experiment = job.get("experiment")
+    if not experiment:
+        return None
+    try:
+        return job_metrics.read_metrics(client, experiment)
+    except VertexError as exc:
+        say(f"metrics unavailable ({exc})")
+        return None
+
+
+def total_steps(inputs: dict[str, Any], job: dict[str, Any]) -> int | None:
+    """From the job's data stats when present, else exampleCount // batchSize × epochCount."""
+    stats = (job.get("tuningDataStats") or {}).get("reinforcementTuningDataStats") or {}
+    if stats.get("tuningStepCount"):
+        return int(stats["tuningStepCount"])
+    count = stats.get("tuningDatasetExampleCount") or inputs.get("training_example_count")
+    hp = inputs.get("hyper_parameters")
+    if not hp:
+        hp = _hyper_parameters_of(job)
+    return estimate.total_steps(hp, int(count) if count else None)
+
+
+def _hyper_parameters_of(job: dict[str, Any]) -> dict[str, Any]:
+    """The job's own hyperparameters as inputs (snake_case, API types), for a job read without
+    our inputs: the table's API names map back."""
+    hp = (job.get("reinforcementTuningSpec") or {}).get("hyperParameters") or {}
+    raw = {f.name: hp[f.api.rsplit(".", 1)[-1]] for f in HYPER_PARAMETERS if f.api and f.api in hp}
+    return normalize({"hyper_parameters": raw})["hyper_parameters"]
+
+
+def live_step(job: dict[str, Any], metrics: job_metrics.Metrics | None) -> int:
+    """The step in flight: the last logged step + 1 while running (steps count from 1)."""
+    done = job_metrics.completed_steps(job, metrics)
+    return done + 1 if job.get("state") == "JOB_STATE_RUNNING" else done
+
+
+def progress_line(job: dict[str, Any], metrics: job_metrics.Metrics | None, total: int | None) -> str:
+    reward = metrics.latest("/train_mean_reward") if metrics else None
+    reward_text = f", train reward {reward:.3f}" if reward is not None else ""
+    return f"{job['name']}: step {live_step(job, metrics)}/{total or '?'}, {job.get('state')}{reward_text}"
+
+
+def own_model(model: str, pre_tuned_model: Any) -> tuple[str, bool]:
+    """What a job's cleanup may delete: (name, whole model?).
+
+    Continuous tuning can make the tuned model a new version (`…/models/M@3`) of the pre-tuned
+    model: then the job owns that version only, and `DELETE models/M` would take every earlier run's
+    version with it. A job owns a whole model only when it created the model.
+    """
+    base, _, version = model.partition("@")
+    parent = pre_tuned_model.get("tuned_model_name") if isinstance(pre_tuned_model, dict) else None
+    if version and isinstance(parent, str) and parent.partition("@")[0] == base:
+        return model, False
+    return base, True
+
+
+def cleanup(client: VertexClient, job: dict[str, Any], props: dict[str, Any]) -> None:
+    """Undeploy and delete the tuned and checkpoint endpoints, then the model (or, for continuous
+    tuning, only this job's version of it). Gone is done (a 404, or an operation that ends
+    NOT_FOUND); any other failure raises naming what is left, so the resource stays in state."""
+    tuned = job.get("tunedModel") or {}
+    endpoints = [tuned.get("endpoint") or props.get("endpoint")]
+    endpoints += [c.get("endpoint") for c in tuned.get("checkpoints") or []]
+    endpoints += [c.get("endpoint") for c in props.get("checkpoints") or []]
+    model = tuned.get("model") or props.get("tuned_model")
+    left: list[str] = []
+    for endpoint in dict.fromkeys(e for e in endpoints if e):
+        try:
+            _remove_endpoint(client, endpoint)
+        except (VertexError, TimeoutError, OSError) as exc:
+            left.append(
+                f"endpoint {endpoint} ({exc}); remove it with: gcloud ai endpoints undeploy-model and "
+                f"gcloud ai endpoints delete {endpoint.rsplit('/', 1)[-1]} --region={endpoint.split('/')[3]}"
+            )
+    if model:
+        name, whole = own_model(model, props.get("pre_tuned_model"))
+        delete = client.delete_model if whole else client.delete_model_version
+        try:
+            _done_unless_missing(lambda: client.wait_operation(delete(name)))
+            say(f"deleted {'model' if whole else 'model version'} {name}")
+        except (VertexError, TimeoutError, OSError) as exc:
+            command = "delete" if whole else "delete-version"
+            left.append(
+                f"model {name} ({exc}); remove it with: gcloud ai models {command} "
+                f"{name.rsplit('/', 1)[-1]} --region={name.split('/')[3]}"
+            )
+    if left:
+        raise LeftBehind("cleanup left these behind:\n" + "\n".join(f"  - {item}" for item in left))
+
+
+def _remove_endpoint(client: VertexClient, endpoint: str) -> None:
+    try:
+        found = client.get_endpoint(endpoint)
+    except VertexError as exc:
+        if exc.not_found:
+            return
+        raise
+    for deployed in found.get("deployedModels") or []:
+        _done_unless_missing(
+            lambda d=deployed: client.wait_operation(client.undeploy_model(endpoint, d["id"]))
+        )
+    _done_unless_missing(lambda: client.wait_operation(client.delete_endpoint(endpoint)))
+    say(f"deleted endpoint {endpoint}")
+
+
+def _done_unless_missing(call: Callable[[], Any]) -> None:
+    try:
+        call()
+    except VertexError as exc:
+        if not exc.not_found:
+            raise

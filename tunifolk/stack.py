@@ -1,0 +1,239 @@
+"""The stack configuration, read and checked in one place, from the field table.
+
+Pulumi config keys are camelCase (`tunifolk:hyperParameters.batchSize`); the job's inputs are
+snake_case (`hyper_parameters.batch_size`). The field table (`providers/job/fields.py`) names both,
+so this module is a walk over it: it maps each key, and refuses anything it does not know, naming
+the key and the keys it accepts. A typo in `Pulumi.<stack>.yaml` fails the program at preview
+instead of silently falling back to a default. Values are converted, not judged: the rules (ranges,
+choices, the sharp edges) are the provider's check, which names the input's path.
+
+It is pure (a mapping in, a `StackConfig` out): the Pulumi program feeds it from `pulumi.Config`,
+the CLI straight from the YAML file, so both read the same thing. docs/config.md is the reference.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tunifolk.errors import ConfigError
+from tunifolk.job import fields as F
+from tunifolk.job.fields import Field, Kind
+from tunifolk.job.inputs import uses_scorer
+
+__all__ = [
+    "ConfigError",
+    "DatasetConfig",
+    "ScorerConfig",
+    "Settings",
+    "StackConfig",
+    "load_stack_file",
+    "load_validation_example",
+    "parse",
+]
+
+
+def _settings_class(name: str, table: tuple[Field, ...], doc: str) -> type:
+    """A frozen dataclass with one attribute per table row (so the names live only in the table)."""
+    cls = dataclasses.make_dataclass(
+        name,
+        [
+            (f.name, Any, dataclasses.field(default=f.default)) if not f.required else (f.name, Any)
+            for f in sorted(table, key=lambda f: not f.required)
+        ],
+        frozen=True,
+    )
+    cls.__doc__ = doc
+    return cls
+
+
+DatasetConfig = _settings_class("DatasetConfig", F.DATASET, "`tunifolk:dataset`: local JSONL files.")
+ScorerConfig = _settings_class("ScorerConfig", F.SCORER, "`tunifolk:scorer`: the Cloud Run service.")
+
+
+Settings = _settings_class(
+    "Settings",
+    tuple(f for f in F.STACK_SETTINGS if f.name not in ("dataset", "scorer")),
+    "The stack's own settings besides the dataset and the scorer.",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class StackConfig:
+    """Everything the program needs from config, already mapped: `job` holds the RlftTuningJob
+    inputs that config decides (snake_case); `dataset`, `scorer` and `settings` are the stack's
+    own. Each setting reads as an attribute too (`cfg.enable_apis`)."""
+
+    job: dict[str, Any]
+    dataset: Any  # DatasetConfig
+    scorer: Any  # ScorerConfig | None
+    settings: Any  # Settings
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "settings":  # not set yet (copying, unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.settings, name)
+
+    @property
+    def project(self) -> str:
+        return str(self.job["project"])
+
+    @property
+    def region(self) -> str:
+        return str(self.job.get("location") or F.DEFAULTS["location"])
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return dict(self.job.get("labels") or {})
+
+    @property
+    def uses_scorer(self) -> bool:
+        return uses_scorer(self.job.get("rewards") or [])
+
+
+# --------------------------------------------------------------------------- conversion
+
+
+def _convert(field: Field, value: Any, key: str) -> Any:
+    """A config value as the input's value: keys to snake_case, numbers from strings, shorthands."""
+    kind = field.kind
+    if kind is Kind.OBJECT:
+        if isinstance(value, str) and field.literal is not None and value == field.literal:
+            return value
+        if isinstance(value, str) and field.shorthand:
+            return {field.shorthand: value}
+        return _object(field.children, value, key)
+    if kind is Kind.LIST:
+        if not isinstance(value, list):
+            raise ConfigError(f"{key} must be a list; got {value!r}")
+        return [_object(field.children, item, f"{key}[{i}]") for i, item in enumerate(value)]
+    if kind is Kind.LABELS:
+        if not isinstance(value, dict):
+            raise ConfigError(
+                f"{key} must be a map of label to value, e.g. `pulumi config set --path {key}.team poetry`; "
+                f"got {value!r}"
+            )
+        return {str(k): v if isinstance(v, str) else str(v) for k, v in value.items()}
+    if kind is Kind.BOOL:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        raise ConfigError(f"{key} must be true or false; got {value!r}")
+    if kind in (Kind.INT, Kind.INT64, Kind.FLOAT):
+        return _number(value, key, whole=kind is not Kind.FLOAT)
+    if kind in (Kind.STR, Kind.ENUM) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+def _number(value: Any, key: str, *, whole: bool) -> int | float:
+    if isinstance(value, bool):
+        raise ConfigError(f"{key} must be a number; got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{key} must be a number; got {value!r}") from None
+    if whole:
+        if not number.is_integer():
+            raise ConfigError(f"{key} must be a whole number; got {value!r}")
+        return int(number)
+    return number
+
+
+def _object(table: tuple[Field, ...], value: Any, key: str) -> dict[str, Any]:
+    accepted = [f.config_key for f in table if f.config_key]
+    if not isinstance(value, dict):
+        raise ConfigError(f"{key} must be a map with keys {', '.join(accepted)}; got {value!r}")
+    out: dict[str, Any] = {}
+    for name, item in value.items():
+        field = next((f for f in table if f.config_key == name), None)
+        if field is None:
+            raise ConfigError(f"{key}.{name} is not a known key: use one of {', '.join(accepted)}")
+        if item is not None:
+            out[field.name] = _convert(field, item, f"{key}.{name}")
+    for field in table:
+        if field.required and field.config_key and out.get(field.name) in (None, "", [], {}):
+            raise ConfigError(f"{key}.{field.config_key} is missing: set {field.doc}")
+    return out
+
+
+_FIXES = {
+    "gcp:project": "pulumi config set gcp:project YOUR_PROJECT_ID",
+    "tunifolk:dataset": "set tunifolk:dataset to {train: data/train.jsonl, validation: ...}",
+    "tunifolk:hyperParameters": "set tunifolk:hyperParameters (see Pulumi.dev.yaml and docs/config.md)",
+    "tunifolk:rewards": "list at least one reward under tunifolk:rewards (see docs/config.md)",
+}
+
+
+def parse(raw: Mapping[str, Any]) -> StackConfig:
+    """Check and convert a stack's config (keys like `tunifolk:region`, `gcp:project`)."""
+    known = F.config_keys()
+    for key in raw:
+        if key.startswith(f"{F.NAMESPACE}:") and key not in known:
+            names = ", ".join(sorted(k.split(":", 1)[1] for k in known if k.startswith(F.NAMESPACE)))
+            raise ConfigError(f"{key} is not a tunifolk setting: use one of {names}")
+    values: dict[str, dict[str, Any]] = {"job": {}, "stack": {}}
+    for group, table in (("job", F.INPUTS), ("stack", F.STACK_SETTINGS)):
+        for field in table:
+            if not field.config_key:
+                continue
+            key = F.qualified(field)
+            value = raw.get(key)
+            if value is None or value == "":
+                if field.required:
+                    raise ConfigError(f"{key} is missing: {_FIXES.get(key, 'set ' + field.doc)}")
+                continue
+            values[group][field.name] = _convert(field, value, key)
+    job, stack = values["job"], values["stack"]
+    if not job.get("base_model") and not job.get("pre_tuned_model"):
+        raise ConfigError(
+            f"{F.NAMESPACE}:baseModel is missing: pulumi config set tunifolk:baseModel gemini-3.5-flash "
+            "(or set tunifolk:preTunedModel to continue from a tuned model)"
+        )
+    if job.get("pre_tuned_model"):
+        job.pop("base_model", None)  # the pre-tuned model decides the base
+    if stack["dataset"].get("prefix"):
+        stack["dataset"]["prefix"] = str(stack["dataset"]["prefix"]).strip("/")
+    config = StackConfig(
+        job=job,
+        dataset=DatasetConfig(**stack.pop("dataset")),
+        scorer=ScorerConfig(**stack.pop("scorer")) if "scorer" in stack else None,
+        settings=Settings(**stack),
+    )
+    if config.uses_scorer and config.scorer is None:
+        raise ConfigError(
+            f"a reward uses `cloudRun: scorer` but {F.NAMESPACE}:scorer is not set: set tunifolk:scorer.image"
+        )
+    return config
+
+
+def load_stack_file(path: str | Path) -> StackConfig:
+    """Read `Pulumi.<stack>.yaml` directly (the CLI needs no Pulumi CLI for this)."""
+    import yaml  # pyyaml arrives with the pulumi SDK
+
+    try:
+        document = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{Path(path).name} is not valid YAML: {exc}") from None
+    if not isinstance(document, dict):
+        raise ConfigError(f"{Path(path).name} must be a YAML map with a `config:` section")
+    return parse(document.get("config") or {})
+
+
+def load_validation_example(path: Path) -> dict[str, Any]:
+    """`{example, sample_response}` from a JSON file (Google's camelCase shapes inside)."""
+    import json
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"tunifolk:validationExample {path}: {exc}") from None
+    if not isinstance(data, dict) or set(data) != {"example", "sample_response"}:
+        raise ConfigError(
+            f"tunifolk:validationExample {path} must hold an object with exactly the keys example and "
+            "sample_response"
+        )
+    return data

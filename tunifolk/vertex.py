@@ -1,0 +1,513 @@
+"""The Vertex AI v1beta1 client that every part of tunifolk talks through.
+
+Why a hand-written client rather than an SDK: RLFT exists only in `v1beta1` (`v1` silently drops the
+fields), the reward validation call and the metrics chain are not in the generated clients, and the
+provider needs precise control over which calls may be retried. The client is small on purpose:
+
+* **Hosts** come from the location inside the resource name: regional control planes
+  (`{region}-aiplatform.googleapis.com`) and the multi-region serving hosts that tuned endpoints live
+  on (`aiplatform.us.rep.googleapis.com`, `aiplatform.eu.rep.googleapis.com`).
+* **`TUNIFOLK_VERTEX_ENDPOINT`** sends every call to one base URL (the emulator), path unchanged; an
+  `http://` loopback endpoint needs no credentials.
+* **Credentials** are Application Default Credentials, fetched lazily by each client. A client is built
+  inside each provider method and refuses to be pickled, so nothing that reaches Pulumi state can hold
+  a token.
+* **Retries** (tenacity) cover 429/500/502/503/504 and connection errors, honour `Retry-After`, and are
+  bounded in attempts and seconds — for idempotent calls only. Creating a tuning job is never retried:
+  the caller recovers an ambiguous create by listing jobs with its spec label (docs/vertex.md).
+* **Errors** are the project's (`providers/errors.py`): `VertexError` carries status, Google's
+  message, method and path (an HTML error page becomes one readable line); a host that never
+  answers is an `UnreachableError`, missing credentials a `CredentialsError` naming the fix.
+"""
+
+from __future__ import annotations
+
+import html
+import ipaddress
+import os
+import random
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+import tenacity
+
+from tunifolk.errors import ConfigError, CredentialsError, ResourceNameError, UnreachableError, VertexError
+from tunifolk.job.limits import TERMINAL_STATES
+
+__all__ = ["TERMINAL_STATES", "RetryPolicy", "VertexClient", "VertexError", "console_url", "serving_host"]
+
+API_VERSION = "v1beta1"
+ENDPOINT_ENV = "TUNIFOLK_VERTEX_ENDPOINT"
+SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
+RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
+MULTI_REGIONS = frozenset({"us", "eu"})
+BATCH_READ_LIMIT = 20  # the service's limit of time series per batchRead call
+LIST_PAGE_SIZE = 1000  # the largest page the tensorboard listings allow: fewest calls
+_LOCATION_RE = re.compile(r"(?:^|/)locations/([^/:]+)")
+
+
+# --------------------------------------------------------------------------- hosts
+
+
+def location_of(name: str) -> str:
+    """The location segment of a resource name (`projects/p/locations/L/...` → `L`)."""
+    match = _LOCATION_RE.search(name)
+    if not match:
+        raise ResourceNameError(
+            f"{name!r} is not a Vertex resource name: expected projects/P/locations/L/..."
+        )
+    return match.group(1)
+
+
+def host_for(location: str) -> str:
+    """The Google host serving a location: multi-region `rep` hosts for us/eu, regional otherwise."""
+    if location in MULTI_REGIONS:
+        return f"aiplatform.{location}.rep.googleapis.com"
+    if location == "global":
+        return "aiplatform.googleapis.com"
+    if not re.fullmatch(r"[a-z]+-[a-z]+\d+", location):
+        raise ResourceNameError(
+            f"unknown Vertex location {location!r}: expected a region like us-central1, or us/eu"
+        )
+    return f"{location}-aiplatform.googleapis.com"
+
+
+def serving_host(endpoint_name: str) -> str:
+    """The host that serves a (tuned) endpoint, e.g. `aiplatform.us.rep.googleapis.com`."""
+    return host_for(location_of(endpoint_name))
+
+
+def endpoint_override() -> str | None:
+    """The `TUNIFOLK_VERTEX_ENDPOINT` base URL, checked, or None when unset."""
+    raw = os.environ.get(ENDPOINT_ENV, "").strip().rstrip("/")
+    if not raw:
+        return None
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{ENDPOINT_ENV}={raw!r}: expected a base URL like http://127.0.0.1:8090")
+    if parts.scheme == "http" and not is_loopback(parts.hostname):
+        raise ConfigError(
+            f"{ENDPOINT_ENV}={raw!r}: plain http is allowed only on loopback (127.0.0.1, localhost, ::1); "
+            "use https for any other host"
+        )
+    return raw
+
+
+def console_url(job_name: str) -> str:
+    """The Cloud console page of a tuning job `projects/{p}/locations/{l}/tuningJobs/{id}`."""
+    parts = job_name.strip("/").split("/")
+    fields = dict(zip(parts[0::2], parts[1::2], strict=False))
+    project, location, job = (
+        fields.get("projects", ""),
+        fields.get("locations", ""),
+        fields.get("tuningJobs", ""),
+    )
+    return (
+        "https://console.cloud.google.com/vertex-ai/generative/language/locations/"
+        f"{location}/tuning/tuningJob/{job}?project={project}"
+    )
+
+
+def is_loopback(hostname: str) -> bool:
+    if hostname == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(hostname).is_loopback
+    except ValueError:
+        return False
+
+
+# --------------------------------------------------------------------------- errors
+
+
+#: google.rpc codes as the HTTP status and status name Google maps them to (an operation's `error`
+#: carries the rpc code, not an HTTP status).
+RPC_CODES = {
+    1: (499, "CANCELLED"),
+    3: (400, "INVALID_ARGUMENT"),
+    4: (504, "DEADLINE_EXCEEDED"),
+    5: (404, "NOT_FOUND"),
+    6: (409, "ALREADY_EXISTS"),
+    7: (403, "PERMISSION_DENIED"),
+    8: (429, "RESOURCE_EXHAUSTED"),
+    9: (400, "FAILED_PRECONDITION"),
+    10: (409, "ABORTED"),
+    13: (500, "INTERNAL"),
+    14: (503, "UNAVAILABLE"),
+    16: (401, "UNAUTHENTICATED"),
+}
+
+
+def operation_error(name: str, error: dict[str, Any]) -> VertexError:
+    """A finished operation's `error` (a google.rpc.Status) as a VertexError: code 5 is NOT_FOUND,
+    so an operation that ends "already gone" reads as gone (`not_found`), not as a failure."""
+    code = error.get("code", 0)
+    status, reason = RPC_CODES.get(code if isinstance(code, int) else 0, (500, "UNKNOWN"))
+    return VertexError(status, str(error.get("message") or reason), "OPERATION", name, reason)
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """Collapse an HTML page or any text into one readable line (Google answers some 404s in HTML)."""
+    title = re.search(r"<title[^>]*>(.*?)</title>", text, flags=re.I | re.S)
+    body = re.sub(r"(?is)<(script|style|title)[^>]*>.*?</\1>", " ", text)
+    body = html.unescape(re.sub(r"<[^>]+>", " ", body))
+    words = " ".join(body.split())
+    head = " ".join(html.unescape(title.group(1)).split()) if title else ""
+    line = f"{head}: {words}" if head and words and not words.startswith(head) else (words or head)
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def error_from_response(resp: requests.Response, method: str, path: str) -> VertexError:
+    """Build a VertexError from Google's JSON error, or one line of whatever else came back."""
+    message, reason = "", ""
+    try:
+        payload = resp.json()
+    except ValueError:
+        payload = None
+    if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
+        message = str(payload["error"].get("message") or "")
+        reason = str(payload["error"].get("status") or "")
+    elif resp.text:
+        message = one_line(resp.text)
+    err = VertexError(resp.status_code, message or resp.reason or "no message", method, path, reason)
+    err.retry_after = _retry_after(resp)
+    return err
+
+
+def _retry_after(resp: requests.Response) -> float | None:
+    raw = resp.headers.get("Retry-After")
+    if raw is None:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        return None  # an HTTP date: fall back to our own backoff
+
+
+# --------------------------------------------------------------------------- retries
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounds for retrying idempotent calls: attempts, total seconds, and the backoff curve."""
+
+    attempts: int = 8
+    max_seconds: float = 120.0
+    initial: float = 0.5
+    maximum: float = 16.0
+    retry_after_cap: float = 60.0
+
+
+class _Unreachable(Exception):
+    """A connection that failed; retried, and turned into an UnreachableError if it stays so."""
+
+    def __init__(self, url: str, cause: Exception) -> None:
+        parts = urlsplit(url)
+        self.base = f"{parts.scheme}://{parts.netloc}"
+        self.cause = cause
+        super().__init__(f"cannot connect to {self.base}")
+
+
+def _refused(exc: BaseException) -> bool:
+    """True when the connection was refused (nothing listens), as opposed to dropped or slow."""
+    seen: set[int] = set()
+    todo: list[object] = [exc]
+    while todo:
+        item = todo.pop()
+        if not isinstance(item, BaseException) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, ConnectionRefusedError):
+            return True
+        todo += [item.__cause__, item.__context__, getattr(item, "reason", None), *item.args]
+    return False
+
+
+def _retryable(exc: BaseException) -> bool:
+    if isinstance(exc, VertexError):
+        return exc.status in RETRYABLE_STATUSES
+    return isinstance(exc, _Unreachable)
+
+
+class _Wait(tenacity.wait.wait_base):
+    """Exponential backoff with full jitter, replaced by Retry-After when the server sends one."""
+
+    def __init__(self, policy: RetryPolicy, rng: random.Random) -> None:
+        self.policy = policy
+        self.rng = rng
+
+    def __call__(self, retry_state: tenacity.RetryCallState) -> float:
+        exc = retry_state.outcome.exception() if retry_state.outcome else None
+        if isinstance(exc, VertexError) and exc.retry_after is not None:
+            return min(exc.retry_after, self.policy.retry_after_cap)
+        ceiling = min(self.policy.maximum, self.policy.initial * 2 ** (retry_state.attempt_number - 1))
+        return self.rng.uniform(0, ceiling)
+
+
+# --------------------------------------------------------------------------- the client
+
+
+class VertexClient:
+    """A Vertex v1beta1 REST client. Build one per operation; it must never be pickled.
+
+    `endpoint` overrides every host (defaults to `TUNIFOLK_VERTEX_ENDPOINT`); `credentials` is any
+    google-auth credentials object (defaults to ADC, fetched on first use, and only for https hosts).
+    `on_retry` is called with a one-line message before each retry, so long waits say what they do.
+    """
+
+    def __init__(
+        self,
+        *,
+        endpoint: str | None = None,
+        credentials: Any = None,
+        retry: RetryPolicy | None = None,
+        timeout: float = 60.0,
+        on_retry: Callable[[str], None] | None = None,
+        user_agent: str = "tunifolk/0.1",
+    ) -> None:
+        self.endpoint = endpoint.rstrip("/") if endpoint else endpoint_override()
+        self._credentials = credentials
+        self.retry = retry or RetryPolicy()
+        self.timeout = timeout
+        self.on_retry = on_retry
+        self._session = requests.Session()
+        self._session.headers["User-Agent"] = user_agent
+        self._rng = random.Random()
+        self.calls = 0  # HTTP requests actually sent, retries included (the CLI reports it)
+
+    def __getstate__(self) -> dict[str, Any]:
+        raise TypeError("VertexClient holds a session and credentials: build one per call, never pickle it")
+
+    def close(self) -> None:
+        self._session.close()
+
+    def __enter__(self) -> VertexClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def url(self, name: str, suffix: str = "") -> str:
+        """The full URL for a resource name (its location picks the host) plus a `:verb` or `/sub`."""
+        base = self.endpoint or f"https://{host_for(location_of(name))}"
+        return f"{base}/{API_VERSION}/{name}{suffix}"
+
+    def _auth_headers(self, url: str) -> dict[str, str]:
+        parts = urlsplit(url)
+        if parts.scheme == "http" and is_loopback(parts.hostname or ""):
+            return {}
+        import google.auth  # imported here: only real Google calls need it
+        import google.auth.exceptions
+        import google.auth.transport.requests
+
+        try:
+            if self._credentials is None:
+                self._credentials, _ = google.auth.default(scopes=list(SCOPES))
+            if not getattr(self._credentials, "valid", False):
+                self._credentials.refresh(google.auth.transport.requests.Request())
+        except google.auth.exceptions.DefaultCredentialsError:
+            raise CredentialsError() from None
+        except google.auth.exceptions.RefreshError as exc:
+            raise CredentialsError(f"refreshing them failed: {exc}") from None
+        return {"Authorization": f"Bearer {self._credentials.token}"}
+
+    def _send(self, method: str, url: str, body: Any, params: Any) -> Any:
+        path = urlsplit(url).path
+        headers = self._auth_headers(url)
+        self.calls += 1
+        try:
+            resp = self._session.request(
+                method, url, json=body, params=params, headers=headers, timeout=self.timeout
+            )
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            parts = urlsplit(url)
+            if is_loopback(parts.hostname or "") and _refused(exc):
+                # Nothing listens on a local port: retrying would only delay the one-line answer.
+                raise UnreachableError(f"{parts.scheme}://{parts.netloc}", "connection refused") from exc
+            raise _Unreachable(url, exc) from exc
+        if resp.status_code >= 400:
+            raise error_from_response(resp, method, path)
+        if not resp.content:
+            return {}
+        try:
+            return resp.json()
+        except ValueError as exc:
+            raise VertexError(resp.status_code, f"not JSON: {one_line(resp.text)}", method, path) from exc
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        body: Any = None,
+        params: Any = None,
+        idempotent: bool = True,
+    ) -> Any:
+        """Send one call; retry it within the policy's bounds only when it is idempotent."""
+        try:
+            if not idempotent:
+                return self._send(method, url, body, params)
+            policy = self.retry
+            retrying = tenacity.Retrying(
+                retry=tenacity.retry_if_exception(_retryable),
+                stop=tenacity.stop_after_attempt(policy.attempts)
+                | tenacity.stop_after_delay(policy.max_seconds),
+                wait=_Wait(policy, self._rng),
+                before_sleep=self._before_sleep,
+                reraise=True,
+            )
+            return retrying(self._send, method, url, body, params)
+        except _Unreachable as exc:
+            raise UnreachableError(exc.base, type(exc.cause).__name__) from exc.cause
+
+    def _before_sleep(self, state: tenacity.RetryCallState) -> None:
+        if self.on_retry is None:
+            return
+        exc = state.outcome.exception() if state.outcome else None
+        wait = state.next_action.sleep if state.next_action else 0.0
+        self.on_retry(f"retrying after {exc} (attempt {state.attempt_number}, waiting {wait:.1f}s)")
+
+    def _pages(self, url: str, key: str, params: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        token = None
+        while True:
+            page = self.request("GET", url, params={**params, **({"pageToken": token} if token else {})})
+            yield from page.get(key, [])
+            token = page.get("nextPageToken")
+            if not token:
+                return
+
+    # ------------------------------------------------------------------ tuning jobs
+
+    def create_tuning_job(self, parent: str, job: dict[str, Any]) -> dict[str, Any]:
+        """Create a job. Never retried: after an ambiguous failure, look for it by its spec label."""
+        return self.request("POST", self.url(parent, "/tuningJobs"), body=job, idempotent=False)
+
+    def get_tuning_job(self, name: str) -> dict[str, Any]:
+        return self.request("GET", self.url(name))
+
+    def list_tuning_jobs(
+        self, parent: str, filter: str | None = None, page_size: int = 100
+    ) -> list[dict[str, Any]]:
+        params: dict[str, Any] = {"pageSize": page_size}
+        if filter:
+            params["filter"] = filter
+        return list(self._pages(self.url(parent, "/tuningJobs"), "tuningJobs", params))
+
+    def find_jobs_by_label(self, parent: str, key: str, value: str) -> list[dict[str, Any]]:
+        return self.list_tuning_jobs(parent, filter=f'labels.{key}="{value}"')
+
+    def cancel_tuning_job(self, name: str) -> dict[str, Any]:
+        return self.request("POST", self.url(name, ":cancel"), body={})
+
+    def validate_reward(self, parent: str, request: dict[str, Any]) -> dict[str, Any]:
+        """Dry-run a reward config on one example. Lives under `tuningJobs:` (the other path 404s)."""
+        return self.request(
+            "POST", self.url(parent, "/tuningJobs:validateReinforcementTuningReward"), body=request
+        )
+
+    # ------------------------------------------------------------------ models and endpoints
+
+    def generate_content(self, model_or_endpoint: str, body: dict[str, Any]) -> dict[str, Any]:
+        """generateContent on a publisher model or an endpoint; the name's location picks the host."""
+        return self.request("POST", self.url(model_or_endpoint, ":generateContent"), body=body)
+
+    def judge_available(self, project: str, location: str, model: str) -> bool:
+        """Probe a judge model in a region: True if it answers, False on 404; other errors raise."""
+        name = (
+            model
+            if model.startswith("projects/")
+            else (f"projects/{project}/locations/{location}/publishers/google/models/{model.split('/')[-1]}")
+        )
+        probe = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+        try:
+            self.generate_content(name, probe)
+        except VertexError as exc:
+            if exc.not_found:
+                return False
+            raise
+        return True
+
+    def get_endpoint(self, name: str) -> dict[str, Any]:
+        return self.request("GET", self.url(name))
+
+    def undeploy_model(self, endpoint: str, deployed_model_id: str) -> dict[str, Any]:
+        return self.request(
+            "POST", self.url(endpoint, ":undeployModel"), body={"deployedModelId": deployed_model_id}
+        )
+
+    def delete_endpoint(self, name: str) -> dict[str, Any]:
+        return self.request("DELETE", self.url(name))
+
+    def get_model(self, name: str) -> dict[str, Any]:
+        return self.request("GET", self.url(name))
+
+    def delete_model(self, name: str) -> dict[str, Any]:
+        return self.request("DELETE", self.url(name))
+
+    def delete_model_version(self, name: str) -> dict[str, Any]:
+        """Delete one version (`…/models/M@N`) and no other: `DELETE models/M` removes them all."""
+        if "@" not in name.rsplit("/", 1)[-1]:
+            raise ResourceNameError(f"{name!r} names no version: expected projects/P/locations/L/models/M@N")
+        return self.request("DELETE", self.url(name, ":deleteVersion"))
+
+    def get_operation(self, name: str) -> dict[str, Any]:
+        return self.request("GET", self.url(name))
+
+    def wait_operation(
+        self, operation: dict[str, Any], timeout: float = 600.0, poll: float = 0.25
+    ) -> dict[str, Any]:
+        """Poll a long-running operation until done (0.25 s first, doubling to 30 s); raise
+        VertexError if it ended in error (an operation that ends NOT_FOUND reads as `not_found`)."""
+        deadline = time.monotonic() + timeout
+        delay = poll
+        while not operation.get("done"):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"operation {operation.get('name')} not done after {timeout:.0f}s")
+            time.sleep(delay)
+            delay = min(delay * 2, 30.0)
+            operation = self.get_operation(operation["name"])
+        error = operation.get("error")
+        if error:
+            raise operation_error(operation["name"], error)
+        return operation
+
+    # ------------------------------------------------------------------ experiments and metrics
+
+    def get_context(self, name: str) -> dict[str, Any]:
+        """A metadata Context (a tuning job's `experiment`); its metadata names the Tensorboard."""
+        return self.request("GET", self.url(name))
+
+    def list_tensorboard_experiments(self, tensorboard: str) -> list[dict[str, Any]]:
+        url = self.url(tensorboard, "/experiments")
+        return list(self._pages(url, "tensorboardExperiments", {"pageSize": LIST_PAGE_SIZE}))
+
+    def list_tensorboard_runs(self, experiment: str) -> list[dict[str, Any]]:
+        return list(
+            self._pages(self.url(experiment, "/runs"), "tensorboardRuns", {"pageSize": LIST_PAGE_SIZE})
+        )
+
+    def list_time_series(self, run: str) -> list[dict[str, Any]]:
+        url = self.url(run, "/timeSeries")
+        return list(self._pages(url, "tensorboardTimeSeries", {"pageSize": LIST_PAGE_SIZE}))
+
+    def batch_read(self, tensorboard: str, series: list[str]) -> list[dict[str, Any]]:
+        """Scalars of many series, at most 20 per call as the service requires."""
+        data: list[dict[str, Any]] = []
+        for i in range(0, len(series), BATCH_READ_LIMIT):
+            chunk = series[i : i + BATCH_READ_LIMIT]
+            page = self.request(
+                "GET", self.url(tensorboard, ":batchRead"), params=[("timeSeries", s) for s in chunk]
+            )
+            data.extend(page.get("timeSeriesData", []))
+        return data
+
+    def read_time_series(self, series: str, max_points: int = 1000) -> dict[str, Any]:
+        page = self.request("GET", self.url(series, ":read"), params={"maxDataPoints": max_points})
+        return page.get("timeSeriesData", {})
