@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from tunifolk import metrics as job_metrics
 from tunifolk.errors import LeftBehind, RewardRefused, TunifolkError, UnreachableError, VertexError
-from tunifolk.job import bodies, estimate, limits, verdict
+from tunifolk.job import bodies, estimate, limits, names, verdict
 from tunifolk.job.fields import HYPER_PARAMETERS, SPEC_LABEL
 from tunifolk.job.normalize import normalize
 from tunifolk.vertex import VertexClient
@@ -183,18 +183,27 @@ def progress_line(job: dict[str, Any], metrics: job_metrics.Metrics | None, tota
     return f"{job['name']}: step {live_step(job, metrics)}/{total or '?'}, {job.get('state')}{reward_text}"
 
 
-def own_model(model: str, pre_tuned_model: Any) -> tuple[str, bool]:
+def own_model(model: str, pre_tuned_model: Any, aliases: Iterable[Iterable[str]] = ()) -> tuple[str, bool]:
     """What a job's cleanup may delete: (name, whole model?).
 
     Continuous tuning can make the tuned model a new version (`…/models/M@3`) of the pre-tuned
     model: then the job owns that version only, and `DELETE models/M` would take every earlier run's
-    version with it. A job owns a whole model only when it created the model.
+    version with it. A job owns a whole model only when it created the model. The service names the
+    model with the project number and the config may use the ID (or the reverse): the two are
+    compared with `names.same_resource`, with `aliases` tying an ID to its number where known.
     """
-    base, _, version = model.partition("@")
     parent = pre_tuned_model.get("tuned_model_name") if isinstance(pre_tuned_model, dict) else None
-    if version and isinstance(parent, str) and parent.partition("@")[0] == base:
+    same = isinstance(parent, str) and names.same_resource(names.base(parent), names.base(model), aliases)
+    if names.version(model) and same:
         return model, False
-    return base, True
+    return names.base(model), True
+
+
+def project_aliases(job: dict[str, Any], props: dict[str, Any]) -> list[set[str]]:
+    """The project's ID (from config) and number (from the job's name, as the service answers it)."""
+    number = names.project_of(str(job.get("name") or props.get("job") or ""))
+    project = props.get("project")
+    return [{project, number}] if isinstance(project, str) and number else []
 
 
 def cleanup(client: VertexClient, job: dict[str, Any], props: dict[str, Any]) -> None:
@@ -216,7 +225,7 @@ def cleanup(client: VertexClient, job: dict[str, Any], props: dict[str, Any]) ->
                 f"gcloud ai endpoints delete {endpoint.rsplit('/', 1)[-1]} --region={endpoint.split('/')[3]}"
             )
     if model:
-        name, whole = own_model(model, props.get("pre_tuned_model"))
+        name, whole = own_model(model, props.get("pre_tuned_model"), project_aliases(job, props))
         delete = client.delete_model if whole else client.delete_model_version
         try:
             _done_unless_missing(lambda: client.wait_operation(delete(name)))
