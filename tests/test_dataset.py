@@ -15,8 +15,19 @@ from hypothesis import strategies as st
 from discovery import validate
 from scorer.catalogue import FORMS, LANGUAGES, instruction
 from scorer.score import score
-from tunifolk import dataset
 from tunifolk.cli import main
+from tunifolk.dataset.build import Dataset, Variation, build, dumps, jsonl, pick_validation_example, quotas
+from tunifolk.dataset.check import check_line, check_stream, split_of
+from tunifolk.dataset.spec import (
+    FILE_BYTES_LIMIT,
+    INPUT_TOKEN_LIMIT,
+    REFERENCE_KEYS,
+    SCRIPTS,
+    SYSTEM_INSTRUCTIONS,
+    TRAIN_LIMIT,
+    VALIDATION_LIMIT,
+    estimate_tokens,
+)
 from tunifolk.dataset.themes import THEMES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,11 +38,11 @@ HIGH = 0.8
 
 
 @pytest.fixture(scope="module")
-def default() -> dataset.Dataset:
-    return dataset.build()
+def default() -> Dataset:
+    return build()
 
 
-def _lines(variations: list[dataset.Variation]) -> list[dict]:
+def _lines(variations: list[Variation]) -> list[dict]:
     return [v.example() for v in variations]
 
 
@@ -54,16 +65,16 @@ def test_same_seed_same_bytes(tmp_path: Path) -> None:
 
 
 def test_another_seed_other_bytes() -> None:
-    assert dataset.jsonl(dataset.build(1).train) != dataset.jsonl(dataset.build(2).train)
+    assert jsonl(build(1).train) != jsonl(build(2).train)
 
 
-def test_default_counts_are_the_seeds_run(default: dataset.Dataset) -> None:
+def test_default_counts_are_the_seeds_run(default: Dataset) -> None:
     assert len(default.train) == 843
     assert len(default.train) // 32 * 6 == 156
     assert len(default.validation) >= 50
 
 
-def test_no_split_leakage_and_no_duplicates(default: dataset.Dataset) -> None:
+def test_no_split_leakage_and_no_duplicates(default: Dataset) -> None:
     train, val = _lines(default.train), _lines(default.validation)
     train_users = [_user(e) for e in train]
     val_users = [_user(e) for e in val]
@@ -74,8 +85,8 @@ def test_no_split_leakage_and_no_duplicates(default: dataset.Dataset) -> None:
     assert not pairs & {(_system(e), _user(e)) for e in val}
 
 
-def test_file_bytes_are_jsonl_utf8(default: dataset.Dataset) -> None:
-    data = dataset.jsonl(default.validation)
+def test_file_bytes_are_jsonl_utf8(default: Dataset) -> None:
+    data = jsonl(default.validation)
     assert data.endswith(b"\n") and b"\r" not in data
     assert b"\\u06" not in data  # Arabic is written as UTF-8, not escaped
     lines = data.decode("utf-8").split("\n")[:-1]
@@ -83,29 +94,29 @@ def test_file_bytes_are_jsonl_utf8(default: dataset.Dataset) -> None:
     assert list(json.loads(lines[0])) == ["systemInstruction", "contents", "references"]
 
 
-def test_every_line_has_googles_shape_and_passes_the_checker(default: dataset.Dataset) -> None:
+def test_every_line_has_googles_shape_and_passes_the_checker(default: Dataset) -> None:
     for example in _lines(default.train + default.validation):
         validate("ReinforcementTuningExample", example)
-        assert dataset.check_line(dataset.dumps(example)) == []
+        assert check_line(dumps(example)) == []
 
 
-def test_prompt_and_references_come_from_one_catalogue_entry(default: dataset.Dataset) -> None:
+def test_prompt_and_references_come_from_one_catalogue_entry(default: Dataset) -> None:
     for v in default.train + default.validation:
         example = v.example()
         refs = example["references"]
-        assert list(refs) == list(dataset.REFERENCE_KEYS)
+        assert list(refs) == list(REFERENCE_KEYS)
         assert refs["form"] in FORMS
         assert _user(example) == instruction(
             refs["form"], refs["stanzas"], refs["refrain"], refs["script"], v.language, refs["theme"]
         )
-        assert _system(example) == dataset.SYSTEM_INSTRUCTIONS[v.language]
+        assert _system(example) == SYSTEM_INSTRUCTIONS[v.language]
 
 
-def test_variety_covers_forms_scripts_languages_and_refrain(default: dataset.Dataset) -> None:
+def test_variety_covers_forms_scripts_languages_and_refrain(default: Dataset) -> None:
     every = default.train + default.validation
     assert {v.form for v in default.train} == set(FORMS)
     assert {v.form for v in default.validation} == set(FORMS)
-    assert {v.script for v in every} == set(dataset.SCRIPTS)
+    assert {v.script for v in every} == set(SCRIPTS)
     assert {v.language for v in every} == set(LANGUAGES)
     assert {v.refrain for v in every if v.form == "malzuma"} == {"yes", "no"}
     assert all(v.refrain == "no" for v in every if FORMS[v.form].refrain == "none")
@@ -122,7 +133,7 @@ def test_themes_are_distinct_in_every_language() -> None:
     for language in LANGUAGES:
         texts = [t.text(language) for t in THEMES]
         assert len(set(texts)) == len(texts) and all(texts)
-    assert set(dataset.SYSTEM_INSTRUCTIONS) == set(LANGUAGES)
+    assert set(SYSTEM_INSTRUCTIONS) == set(LANGUAGES)
 
 
 @settings(max_examples=15, deadline=None)
@@ -132,27 +143,27 @@ def test_themes_are_distinct_in_every_language() -> None:
     validation=st.integers(1, 80),
 )
 def test_any_seed_and_size_exact_counts_no_leakage(seed: int, train: int, validation: int) -> None:
-    built = dataset.build(seed, train, validation)
+    built = build(seed, train, validation)
     assert (len(built.train), len(built.validation)) == (train, validation)
     users = [v.user_text() for v in built.train + built.validation]
     assert len(set(users)) == len(users)
 
 
 def test_limits_are_the_services() -> None:
-    built = dataset.build(3, dataset.TRAIN_LIMIT, dataset.VALIDATION_LIMIT)
+    built = build(3, TRAIN_LIMIT, VALIDATION_LIMIT)
     assert (len(built.train), len(built.validation)) == (5000, 500)
     assert len({v.user_text() for v in built.train + built.validation}) == 5500
     for bad in ((5001, 64), (843, 501), (0, 64), (843, 0)):
         with pytest.raises(ValueError, match="limit"):
-            dataset.build(0, *bad)
+            build(0, *bad)
 
 
 def test_quotas_weight_malzuma_and_respect_capacity() -> None:
-    assert dataset.quotas(9, dict.fromkeys(FORMS, 100)) == {f: 3 if f == "malzuma" else 1 for f in FORMS}
-    capped = dataset.quotas(20, {"malzuma": 2, "gsim": 100})
+    assert quotas(9, dict.fromkeys(FORMS, 100)) == {f: 3 if f == "malzuma" else 1 for f in FORMS}
+    capped = quotas(20, {"malzuma": 2, "gsim": 100})
     assert capped == {"malzuma": 2, "gsim": 18}
     with pytest.raises(ValueError):
-        dataset.quotas(5, {"malzuma": 2, "gsim": 2})
+        quotas(5, {"malzuma": 2, "gsim": 2})
 
 
 @pytest.mark.parametrize(
@@ -174,7 +185,7 @@ def test_cli_counts_beyond_the_limits_are_usage_errors(
 
 # --- check ----------------------------------------------------------------------------------------
 
-GOOD = dataset.dumps(dataset.build(0, 1, 1).train[0].example())
+GOOD = dumps(build(0, 1, 1).train[0].example())
 
 
 def _edit(change) -> str:
@@ -228,18 +239,18 @@ BAD_LINES: list[tuple[str, str]] = [
 
 
 def test_good_line_is_fine() -> None:
-    assert dataset.check_line(GOOD) == []
-    assert dataset.check_line(GOOD.encode()) == []
+    assert check_line(GOOD) == []
+    assert check_line(GOOD.encode()) == []
 
 
 @pytest.mark.parametrize(("line", "expected"), BAD_LINES, ids=[e for _, e in BAD_LINES])
 def test_each_bad_line_is_named(line: str, expected: str) -> None:
-    problems = dataset.check_line(line)
+    problems = check_line(line)
     assert any(expected in p for p in problems), problems
 
 
 def test_not_utf8_is_named() -> None:
-    assert "not UTF-8" in dataset.check_line(b'{"contents": "\xff"}')[0]
+    assert "not UTF-8" in check_line(b'{"contents": "\xff"}')[0]
 
 
 def test_check_reports_file_and_line_numbers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -259,36 +270,36 @@ def test_check_reports_file_and_line_numbers(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_check_counts_the_split_limits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    built = dataset.build(0, 501, 1)
+    built = build(0, 501, 1)
     path = tmp_path / "validation.jsonl"
-    path.write_bytes(dataset.jsonl(built.train))
+    path.write_bytes(jsonl(built.train))
     assert main(["dataset", "check", str(path)]) == 1
     assert f"{path}:501: more than 500 examples, the service's validation limit" in capsys.readouterr().out
     assert main(["dataset", "check", "--split", "train", str(path)]) == 0
-    assert dataset.split_of("data/val.jsonl") == "validation"
-    assert dataset.split_of("data/train.jsonl") == "train"
+    assert split_of("data/val.jsonl") == "validation"
+    assert split_of("data/train.jsonl") == "train"
 
 
 def test_check_file_size_limit() -> None:
-    report = dataset.check_stream([GOOD.encode() + b"\n"], "train", size=dataset.FILE_BYTES_LIMIT + 1)
-    assert report.problems == [(None, f"file is {dataset.FILE_BYTES_LIMIT + 1:,} bytes, over the 1 GB limit")]
+    report = check_stream([GOOD.encode() + b"\n"], "train", size=FILE_BYTES_LIMIT + 1)
+    assert report.problems == [(None, f"file is {FILE_BYTES_LIMIT + 1:,} bytes, over the 1 GB limit")]
 
 
 def test_check_statistics_and_leakage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    built = dataset.build(0, 30, 10)
+    built = build(0, 30, 10)
     train, val = tmp_path / "train.jsonl", tmp_path / "validation.jsonl"
-    train.write_bytes(dataset.jsonl(built.train))
-    val.write_bytes(dataset.jsonl(built.validation + built.train[:2]))
+    train.write_bytes(jsonl(built.train))
+    val.write_bytes(jsonl(built.validation + built.train[:2]))
     assert main(["dataset", "check", str(train), str(val)]) == 0
     out = capsys.readouterr().out
     assert "prompts shared between files: 2" in out
     assert f"{train}: 30 examples" in out and f"{val}: 12 examples" in out
-    report = dataset.check_stream(train.read_bytes().splitlines(keepends=True), "train")
+    report = check_stream(train.read_bytes().splitlines(keepends=True), "train")
     stats = report.stats
     assert sum(stats.forms.values()) == sum(stats.scripts.values()) == sum(stats.languages.values()) == 30
     assert stats.languages["other"] == 0
     assert 0 < min(stats.prompt_chars) <= max(stats.prompt_chars) < 2000
-    assert 0 < stats.max_tokens < dataset.INPUT_TOKEN_LIMIT
+    assert 0 < stats.max_tokens < INPUT_TOKEN_LIMIT
 
 
 def test_check_empty_and_missing_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -301,10 +312,10 @@ def test_check_empty_and_missing_files(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_token_estimate_is_conservative() -> None:
-    assert dataset.estimate_tokens("") == 0
-    assert dataset.estimate_tokens("abcdef") == 2
-    assert dataset.estimate_tokens("ملزومة") == 6  # 12 UTF-8 bytes / 2
-    assert dataset.estimate_tokens("é") == 1
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("abcdef") == 2
+    assert estimate_tokens("ملزومة") == 6  # 12 UTF-8 bytes / 2
+    assert estimate_tokens("é") == 1
 
 
 # --- CLI ------------------------------------------------------------------------------------------
@@ -361,9 +372,9 @@ def test_committed_data_passes_check(capsys: pytest.CaptureFixture[str]) -> None
 
 
 @pytest.mark.parametrize("form", list(FORMS))
-def test_every_sample_poem_scores_high(form: str, default: dataset.Dataset) -> None:
+def test_every_sample_poem_scores_high(form: str, default: Dataset) -> None:
     poem = (SAMPLES / f"{form}.txt").read_text(encoding="utf-8")  # committed: missing is a failure
-    _, reward = dataset.pick_validation_example(default.validation, form, poem)
+    _, reward = pick_validation_example(default.validation, form, poem)
     assert reward >= HIGH
     assert score(poem, {"form": form}).reward >= HIGH
 
@@ -378,7 +389,7 @@ def test_validation_example_pairs_a_real_line_with_the_malzuma_sample() -> None:
         encoding="utf-8"
     )
     validation_lines = (DATA / "validation.jsonl").read_text(encoding="utf-8").splitlines()
-    assert dataset.dumps(body["example"]) in validation_lines
+    assert dumps(body["example"]) in validation_lines
     assert body["example"]["references"]["form"] == "malzuma"
     assert score(body["sample_response"], body["example"]["references"]).reward >= HIGH
 
@@ -386,6 +397,6 @@ def test_validation_example_pairs_a_real_line_with_the_malzuma_sample() -> None:
 def test_what_google_allows_in_a_line_passes() -> None:
     """Tools and a file part's display name are Google's fields (providers/job/shapes.py)."""
     line = _edit(lambda e: e.update(tools=[{"googleSearch": {}}]))
-    assert dataset.check_line(line) == []
+    assert check_line(line) == []
     part = {"fileData": {"mimeType": "image/png", "fileUri": "gs://b/x.png", "displayName": "x"}}
-    assert dataset.check_line(_edit(lambda e: e["contents"][0]["parts"].append(part))) == []
+    assert check_line(_edit(lambda e: e["contents"][0]["parts"].append(part))) == []

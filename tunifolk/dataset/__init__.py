@@ -1,5 +1,7 @@
 """The tuning dataset: build Derja poem prompts for the scorer's forms, and check a JSONL file against
-Google's `Example` shape and the scorer's catalogue. Pure: no Pulumi, no HTTP."""
+Google's `Example` shape and the scorer's catalogue. Pure: no Pulumi, no HTTP.
 
-from tunifolk.dataset.core import *  # noqa: F403  (split into build and check next)
-from tunifolk.dataset.core import SYSTEM_INSTRUCTIONS  # noqa: F401
+`build` writes the lines, `check` checks them, `spec` holds what both share (limits, reference keys,
+system instructions, the token estimate), `themes` is the theme data table. Import a name from the
+module that holds it.
+"""

@@ -1,4 +1,7 @@
-"""Themes for the tuning prompts, as data: one text per instruction language.
+"""Data table: the themes of the tuning prompts, one text per instruction language.
+
+This module is data (the ``THEMES`` table and its record type), exempt from the 500-line module
+limit for that reason; logic that uses the themes lives in ``tunifolk.dataset.build``.
 
 Each theme is written once per language the catalogue's ``instruction`` speaks (``derja``, ``msa``,
 ``fr``, ``en``), as a noun phrase that reads right after that language's theme clause ("about …",

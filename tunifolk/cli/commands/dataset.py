@@ -11,9 +11,20 @@ import os
 import sys
 from pathlib import Path
 
-from tunifolk import dataset
+from scorer.catalogue import FORMS
 from tunifolk.cli import context
 from tunifolk.cli.context import PROBLEM, USAGE, help_for
+from tunifolk.dataset.build import (
+    DEFAULT_SEED,
+    DEFAULT_TRAIN,
+    DEFAULT_VALIDATION,
+    build,
+    jsonl,
+    pick_validation_example,
+    validation_example,
+)
+from tunifolk.dataset.check import FileReport, check_stream, format_stats, shared_prompts, split_of
+from tunifolk.dataset.spec import TRAIN_LIMIT, VALIDATION_LIMIT
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -27,72 +38,74 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     actions = group.add_subparsers(title="dataset commands", metavar="ACTION")
     group.set_defaults(func=help_for(group))
 
-    build = actions.add_parser(
+    build_cmd = actions.add_parser(
         "build",
         help="write train.jsonl and validation.jsonl from the catalogue",
-        description="Write OUT/train.jsonl and OUT/validation.jsonl (docs/dataset.md): the scorer's "
+        description="Write OUT/train.jsonl and OUT/validation.jsonl (docs/md): the scorer's "
         "catalogue × themes × variations (stanza count, refrain or not, Arabic or Arabizi script, "
         "instructions in Derja, MSA, French or English). The same seed gives the same bytes; no "
         "prompt is in both splits.",
         epilog="Example: python -m tunifolk dataset build --out data --seed 0 "
         "--sample data/samples/malzuma.txt",
     )
-    build.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory (created)")
-    build.add_argument(
-        "--seed", type=int, default=dataset.DEFAULT_SEED, help=f"random seed (default {dataset.DEFAULT_SEED})"
+    build_cmd.add_argument(
+        "--out", required=True, type=Path, metavar="DIR", help="output directory (created)"
     )
-    build.add_argument(
+    build_cmd.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
+    )
+    build_cmd.add_argument(
         "--train",
-        type=context.count("--train", dataset.TRAIN_LIMIT),
-        default=dataset.DEFAULT_TRAIN,
+        type=context.count("--train", TRAIN_LIMIT),
+        default=DEFAULT_TRAIN,
         metavar="N",
-        help=f"training examples, 1 to {dataset.TRAIN_LIMIT:,} (default {dataset.DEFAULT_TRAIN}: "
+        help=f"training examples, 1 to {TRAIN_LIMIT:,} (default {DEFAULT_TRAIN}: "
         "the seed's run, 843 // 32 × 6 = 156 steps)",
     )
-    build.add_argument(
+    build_cmd.add_argument(
         "--validation",
-        type=context.count("--validation", dataset.VALIDATION_LIMIT),
-        default=dataset.DEFAULT_VALIDATION,
+        type=context.count("--validation", VALIDATION_LIMIT),
+        default=DEFAULT_VALIDATION,
         metavar="N",
-        help=f"validation examples, 1 to {dataset.VALIDATION_LIMIT} (default {dataset.DEFAULT_VALIDATION})",
+        help=f"validation examples, 1 to {VALIDATION_LIMIT} (default {DEFAULT_VALIDATION})",
     )
-    build.add_argument(
+    build_cmd.add_argument(
         "--sample",
         type=Path,
         metavar="POEM",
         help="a correct sample poem, data/samples/<form>.txt: also write OUT/validation_example.json "
         "pairing it with the validation line of that form it scores best against",
     )
-    build.set_defaults(func=_build)
+    build_cmd.set_defaults(func=_build)
 
-    check = actions.add_parser(
+    check_cmd = actions.add_parser(
         "check",
         help="check JSONL dataset files line by line",
         description="Check every line: valid JSON, the ReinforcementTuningExample shape, references "
-        "string → string with the keys of docs/dataset.md and a known form, a non-empty user turn, "
+        "string → string with the keys of docs/md and a known form, a non-empty user turn, "
         "the size limits. Prints FILE:LINE: problem for each, then summary statistics; exit 1 if any "
         "problem.",
     )
-    check.add_argument("files", nargs="+", type=Path, metavar="FILE", help="JSONL files")
-    check.add_argument(
+    check_cmd.add_argument("files", nargs="+", type=Path, metavar="FILE", help="JSONL files")
+    check_cmd.add_argument(
         "--split",
         choices=("auto", "train", "validation"),
         default="auto",
         help="which example limit applies (train 5,000, validation 500); auto: validation when the file "
         "name starts with 'val' or contains 'valid', '_val' or '-val', else train",
     )
-    check.set_defaults(func=_check)
+    check_cmd.set_defaults(func=_check)
 
 
 def _build(args: argparse.Namespace) -> int:
-    built = dataset.build(args.seed, args.train, args.validation)
+    built = build(args.seed, args.train, args.validation)
     poem = form = None
     if args.sample is not None:
         form = args.sample.stem
-        if form not in dataset.FORMS:
+        if form not in FORMS:
             print(
                 f"tunifolk dataset build: --sample {args.sample}: the file name must be <form>.txt "
-                f"with a form id of the catalogue ({', '.join(dataset.FORMS)})",
+                f"with a form id of the catalogue ({', '.join(FORMS)})",
                 file=sys.stderr,
             )
             return USAGE
@@ -104,12 +117,12 @@ def _build(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for name, lines in (("train.jsonl", built.train), ("validation.jsonl", built.validation)):
         path = args.out / name
-        _write(path, dataset.jsonl(lines))
+        _write(path, jsonl(lines))
         with path.open("rb") as handle:
-            report = dataset.check_stream(handle, dataset.split_of(name), path.stat().st_size)
-        print("\n".join(dataset.format_stats(str(path), report.stats)))
+            report = check_stream(handle, split_of(name), path.stat().st_size)
+        print("\n".join(format_stats(str(path), report.stats)))
     if poem is not None and form is not None:
-        chosen, reward = dataset.pick_validation_example(built.validation, form, poem)
+        chosen, reward = pick_validation_example(built.validation, form, poem)
         where = built.validation.index(chosen) + 1
         print(
             f"validation example: {args.out / 'validation.jsonl'}:{where} "
@@ -122,7 +135,7 @@ def _build(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return PROBLEM
-        body = json.dumps(dataset.validation_example(chosen, poem), ensure_ascii=False, indent=2) + "\n"
+        body = json.dumps(validation_example(chosen, poem), ensure_ascii=False, indent=2) + "\n"
         _write(args.out / "validation_example.json", body.encode("utf-8"))
     return 0
 
@@ -135,12 +148,12 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    reports: dict[str, dataset.FileReport] = {}
+    reports: dict[str, FileReport] = {}
     for path in args.files:
-        split = dataset.split_of(path.name) if args.split == "auto" else args.split
+        split = split_of(path.name) if args.split == "auto" else args.split
         try:
             with path.open("rb") as handle:
-                reports[str(path)] = dataset.check_stream(handle, split, path.stat().st_size)
+                reports[str(path)] = check_stream(handle, split, path.stat().st_size)
         except OSError as e:
             print(f"tunifolk dataset check: cannot read {path}: {e.strerror}", file=sys.stderr)
             return USAGE
@@ -150,9 +163,9 @@ def _check(args: argparse.Namespace) -> int:
             print(f"{name}:{line}: {message}" if line is not None else f"{name}: {message}")
             total += 1
     for name, report in reports.items():
-        print("\n".join(dataset.format_stats(name, report.stats)))
+        print("\n".join(format_stats(name, report.stats)))
     if len(reports) > 1:
-        shared = dataset.shared_prompts(reports)
+        shared = shared_prompts(reports)
         detail = ", ".join(f"{a}:{la} = {b}:{lb}" for a, la, b, lb in shared[:5])
         print(f"prompts shared between files: {len(shared)}" + (f" ({detail}…)" if shared else ""))
     if total:

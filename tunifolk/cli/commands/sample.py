@@ -19,7 +19,7 @@ from scorer.catalogue import instruction as form_instruction
 from scorer.score import score
 from tunifolk.cli import context
 from tunifolk.cli.context import PROBLEM, UsageError
-from tunifolk.dataset import SYSTEM_INSTRUCTIONS
+from tunifolk.dataset.spec import SYSTEM_INSTRUCTIONS
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
