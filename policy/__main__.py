@@ -1,25 +1,26 @@
-"""tunifolk's policy pack: the graph rules of `components/policy.py`, enforced by the Pulumi engine.
+"""tunifolk's policy pack: the rules of `tunifolk/policy_rules.py`, enforced by the Pulumi engine.
 
-`pulumi preview --policy-pack policy` (or `pulumi up --policy-pack policy`) runs every rule over the
-whole stack's resources after the program has registered them, and fails the command on any
-violation. The rules themselves stay plain functions in `components/policy.py` (the unit tests run
-them on the graph the program builds under mocks); this file only adapts the engine's view of each
-resource — type, name, URN, properties under their wire names, dependencies — into their input.
+`pulumi preview --policy-pack policy` (or `pulumi up --policy-pack policy`) runs every rule and fails
+the command on any violation. Each per-resource rule is a `ResourceValidationPolicy`: the engine
+calls it on every resource as it is registered and attributes the violation to that resource itself.
+The graph rule that needs the whole stack is a `StackValidationPolicy`, reporting the URN of the
+resource its rule names. The rules themselves stay plain functions in `tunifolk.policy_rules` (the
+unit tests run the same functions); this file only adapts the engine's view of a resource — type,
+name, URN, properties under their wire names, dependencies — into their input. The pack runs under
+the project's virtualenv (`PulumiPolicy.yaml`), where `tunifolk` is installed.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the project root: components/
 
 from pulumi_policy import (
     EnforcementLevel,
     PolicyPack,
     ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
     StackValidationArgs,
     StackValidationPolicy,
 )
@@ -32,8 +33,8 @@ PACK = "tunifolk-graph"
 
 def known(value: Any) -> Any:
     """The value with every part unknown at preview left out. The engine's proxy raises on reading an
-    unknown (a digest, a URL Google has not assigned yet); the rules read only what the program sets,
-    which is known at preview, so dropping the rest changes no verdict."""
+    unknown (a digest, a URL Google has not assigned yet, an input computed from one); a rule judges
+    only what is known, and the engine runs it again at `up` on fully known inputs before creating."""
     if isinstance(value, Mapping):
         out = {}
         for key in value:
@@ -53,8 +54,31 @@ def known(value: Any) -> Any:
     return value
 
 
+def description(rule: Callable[..., Any]) -> str:
+    """The rule's docstring on one line: the engine prints it above each of the rule's violations."""
+    return " ".join((rule.__doc__ or rule.__name__.replace("_", " ")).split())
+
+
+def resource_policy(rule: policy.ResourceRule) -> ResourceValidationPolicy:
+    """A mandatory per-resource policy: no URN is passed, so the engine names the resource it checked."""
+
+    def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+        resource = policy.Registered(
+            typ=args.resource_type, name=args.name, urn=args.urn, inputs=known(args.props)
+        )
+        for message in rule(resource):
+            report_violation(message, None)
+
+    return ResourceValidationPolicy(
+        name=policy.policy_name(rule),
+        description=description(rule),
+        enforcement_level=EnforcementLevel.MANDATORY,
+        validate=validate,
+    )
+
+
 def graph(args: StackValidationArgs) -> list[policy.Registered]:
-    """The stack's resources as the rule functions take them."""
+    """The stack's resources as the graph rules take them."""
     return [
         policy.Registered(
             typ=r.resource_type,
@@ -67,25 +91,16 @@ def graph(args: StackValidationArgs) -> list[policy.Registered]:
     ]
 
 
-def culprit(line: str, resources: list[policy.Registered]) -> str | None:
-    """The URN of the resource a violation names (the rules start each line with its name)."""
-    for r in resources:
-        if line.startswith((f"{r.name}:", f"{r.name} (")):
-            return r.urn
-    return None
-
-
-def as_policy(rule: Callable[[list[policy.Registered]], list[str]]) -> StackValidationPolicy:
-    """One mandatory stack policy per rule, named after it (`no_public_invoker` → `no-public-invoker`)."""
+def stack_policy(rule: policy.GraphRule) -> StackValidationPolicy:
+    """A mandatory stack policy, reporting each violation against the resource the rule returns."""
 
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-        resources = graph(args)
-        for line in rule(resources):
-            report_violation(line, culprit(line, resources))
+        for resource, message in rule(graph(args)):
+            report_violation(message, resource.urn)
 
     return StackValidationPolicy(
-        name=rule.__name__.replace("_", "-"),
-        description=" ".join((rule.__doc__ or rule.__name__.replace("_", " ")).split()),
+        name=policy.policy_name(rule),
+        description=description(rule),
         enforcement_level=EnforcementLevel.MANDATORY,
         validate=validate,
     )
@@ -94,5 +109,8 @@ def as_policy(rule: Callable[[list[policy.Registered]], list[str]]) -> StackVali
 PolicyPack(
     name=PACK,
     enforcement_level=EnforcementLevel.MANDATORY,
-    policies=[as_policy(rule) for rule in policy.RULES],
+    policies=[
+        *(resource_policy(rule) for rule in policy.RESOURCE_RULES),
+        *(stack_policy(rule) for rule in policy.GRAPH_RULES),
+    ],
 )

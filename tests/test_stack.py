@@ -277,12 +277,13 @@ def test_policies_fail_on_a_bad_graph(dev) -> None:
         elif r.typ == "gcp:cloudrunv2/serviceIamMember:ServiceIamMember":
             r = policy.Registered(r.typ, r.name, r.urn, {**r.inputs, "member": "allUsers"})
         bad.append(r)
-    found = policy.violations(bad)
-    assert len(found) == 4
-    assert any("allUsers" in v for v in found)
-    assert any("publicAccessPrevention" in v for v in found)
-    assert any("deletionProtection" in v for v in found)
-    assert any("does not depend" in v for v in found)
+    found = {(v.rule, v.resource.typ) for v in policy.violations(bad)}
+    assert found == {
+        ("no-public-invoker", "gcp:cloudrunv2/serviceIamMember:ServiceIamMember"),
+        ("bucket-public-access-prevention", "gcp:storage/bucket:Bucket"),
+        ("cloud-run-deletion-protection-off", "gcp:cloudrunv2/service:Service"),
+        ("job-depends-on-grant", JOB),
+    }, found
 
 
 @pytest.mark.parametrize(
