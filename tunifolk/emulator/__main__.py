@@ -15,10 +15,12 @@ from pathlib import Path
 
 import uvicorn
 
-from .app import Emulator, Options, ServingSettings
+from .app import Emulator
 from .faults import FaultConfig
 from .jobs import JobSettings
 from .rewards import RewardSettings
+from .serving import ServingSettings
+from .state import Options
 
 DEFAULT_JUDGES = "gemini-2.5-pro,gemini-2.5-flash"
 

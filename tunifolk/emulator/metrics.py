@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import protojson
+from .limits import MAX_SERIES_POINTS
 
 JOB_SERIES = (
     "/train_mean_reward",
@@ -48,8 +49,6 @@ REWARD_SERIES = (
     "eval_clipping_rewards_ratio",
 )
 CODE_SERIES = ("train_executing_code_failure_ratio", "eval_executing_code_failure_ratio")
-MAX_POINTS = 1000
-MAX_BATCH_READ = 20
 
 
 def series_names(rewards: list[tuple[str, str]]) -> list[str]:
@@ -86,7 +85,9 @@ class Series:
             }
         return body
 
-    def data(self, max_points: int | None = MAX_POINTS, rng: random.Random | None = None) -> dict[str, Any]:
+    def data(
+        self, max_points: int | None = MAX_SERIES_POINTS, rng: random.Random | None = None
+    ) -> dict[str, Any]:
         """TimeSeriesData; over `max_points` a random subset is returned, as the service does
         (None: every point)."""
         pts = self.points

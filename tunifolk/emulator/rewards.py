@@ -28,6 +28,7 @@ import httpx
 import orjson
 
 from . import policy, protojson
+from .limits import DEFAULT_SAMPLING_COUNT, SAMPLING_COUNT_RANGE
 
 BACKOFF_S = (2.0, 4.0, 8.0, 16.0, 32.0)
 PUBLISHER_MODEL = re.compile(r"^projects/([^/]+)/locations/([^/]+)/publishers/([^/]+)/models/([^/]+)$")
@@ -251,7 +252,8 @@ class RewardCaller:
                     ),
                 )
         text = response_text(parsed)
-        n = max(1, min(32, int(conf.get("samplingCount") or 4)))
+        low, high = SAMPLING_COUNT_RANGE
+        n = max(low, min(high, int(conf.get("samplingCount") or DEFAULT_SAMPLING_COUNT)))
         score = sum(policy.judge_score(text, salt=i) for i in range(n)) / n
         if "exactMatchScorer" in scorer:
             em = scorer["exactMatchScorer"]

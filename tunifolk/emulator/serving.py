@@ -108,6 +108,15 @@ class Model:
 
 
 @dataclass
+class ServingSettings:
+    """How the serving side's long-running operations behave."""
+
+    lro_seconds: float = 0.05
+    lro_error_rate: float = 0.0
+    lro_error_code: int = 13
+
+
+@dataclass
 class Pending:
     """A long-running operation in flight: what it does when it ends, and how it ends."""
 
@@ -221,3 +230,23 @@ class Serving:
                 op["response"] = pending.response
             else:
                 op["error"] = pending.error
+
+
+def generate_response(poem: policy.Poem, model_version: str, seed_text: str) -> dict[str, Any]:
+    """A GenerateContentResponse carrying `poem`, with token counts as Gemini reports them."""
+    prompt_tokens = max(1, len(seed_text) // 4)
+    usage: dict[str, Any] = {
+        "promptTokenCount": prompt_tokens,
+        "candidatesTokenCount": poem.output_tokens,
+        "totalTokenCount": prompt_tokens + poem.output_tokens + poem.thinking_tokens,
+        "trafficType": "ON_DEMAND",
+    }
+    if poem.thinking_tokens:
+        usage["thoughtsTokenCount"] = poem.thinking_tokens
+    return {
+        "candidates": [{"content": poem.content(include_thought=False), "finishReason": "STOP"}],
+        "usageMetadata": usage,
+        "modelVersion": model_version,
+        "createTime": protojson.timestamp(time.time()),
+        "responseId": f"{policy.hash_text(seed_text + str(time.time_ns())) % 10**16:x}",
+    }
