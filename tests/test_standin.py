@@ -6,6 +6,7 @@ changes replace and which update, what create writes and delete removes, the inv
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -291,3 +292,50 @@ def test_apis_left_enabled_are_not_resources(gcp: Provider) -> None:
     gcp.delete(API, api_id)
     assert not list((gcp.state / "resources").rglob("*.json"))
     assert (gcp.state / "apis" / PROJECT / "run.googleapis.com").exists()  # still enabled, as Google keeps it
+
+
+def test_grants_beyond_the_stacks_own_are_checked_made_and_removed(gcp: Provider) -> None:
+    """The IAM bindings and policies and the ACLs the policy pack refuses when public (the bad graph
+    previews them): refused where Google refuses, needing their parent, and kept as records."""
+    bucket = {"bucket": "tunifolk-acl"}
+    binding = "gcp:storage/bucketIAMBinding:BucketIAMBinding"
+    acl = "gcp:storage/bucketAccessControl:BucketAccessControl"
+    object_acl = "gcp:storage/objectAccessControl:ObjectAccessControl"
+    policy = "gcp:cloudrunv2/serviceIamPolicy:ServiceIamPolicy"
+    assert (
+        "members" in gcp.check(binding, "b", {**bucket, "role": "roles/viewer", "members": ["everyone"]})[1]
+    )
+    assert "entity" in gcp.check(acl, "a", {**bucket, "entity": "everyone", "role": "READER"})[1]
+    assert "role" in gcp.check(acl, "a", {**bucket, "entity": "allUsers", "role": "viewer"})[1]
+    assert (
+        "project"
+        in gcp.check("gcp:projects/iAMMember:IAMMember", "p", {"role": "roles/viewer", "member": AGENT})[1]
+    )
+    assert "policyData" in gcp.check(policy, "p", {"name": "s", "policyData": "{"})[1]
+    bad_member = json.dumps({"bindings": [{"role": "roles/run.invoker", "members": ["everyone"]}]})
+    assert "policyData" in gcp.check(policy, "p", {"name": "s", "policyData": bad_member})[1]
+    with pytest.raises(grpc.RpcError, match="bucket does not exist"):
+        gcp.create(acl, "a", {**bucket, "entity": "allUsers", "role": "READER"})
+    with pytest.raises(grpc.RpcError, match="No such object"):
+        gcp.create(object_acl, "o", {**bucket, "object": "x", "entity": "allUsers", "role": "READER"})
+
+    gcp.create(BUCKET, "acl", {"name": "tunifolk-acl", "location": "us-central1"})
+    made = [
+        gcp.create(binding, "b", {**bucket, "role": "roles/storage.objectViewer", "members": [AGENT]}),
+        gcp.create(acl, "a", {**bucket, "entity": "user-ada@example.com", "role": "READER"}),
+        gcp.create(
+            "gcp:projects/iAMBinding:IAMBinding",
+            "p",
+            {"project": PROJECT, "role": "roles/viewer", "members": [AGENT]},
+        ),
+    ]
+    assert [id_ for id_, _ in made] == [
+        "b/tunifolk-acl/roles/storage.objectViewer",
+        "tunifolk-acl/user-ada@example.com",
+        f"{PROJECT}/roles/viewer",
+    ]
+    assert made[0][1]["etag"].startswith("Bw") and made[1][1]["email"] == "ada@example.com"
+    for (id_, _), token in zip(made, (binding, acl, "gcp:projects/iAMBinding:IAMBinding"), strict=True):
+        assert gcp.read(token, id_).id == id_
+        gcp.delete(token, id_)
+        assert gcp.read(token, id_).id == ""

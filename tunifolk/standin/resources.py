@@ -13,6 +13,7 @@ import base64
 import contextlib
 import datetime as dt
 import hashlib
+import json
 import re
 import secrets
 import shutil
@@ -327,6 +328,11 @@ class Bucket(Kind):
         shutil.rmtree(ctx.gcs / record.id, ignore_errors=True)
 
 
+def _bucket_must_exist(ctx: Context, inputs: dict[str, Any]) -> None:
+    if ctx.store.get(Bucket.token, inputs["bucket"]) is None:
+        raise StandInError("googleapi: Error 404: The specified bucket does not exist., notFound")
+
+
 class BucketObject(Kind):
     token = "gcp:storage/bucketObject:BucketObject"
     required = ("bucket", "name")
@@ -397,8 +403,7 @@ class BucketObject(Kind):
         return out
 
     def before_create(self, ctx: Context, inputs: dict[str, Any]) -> None:
-        if ctx.store.get(Bucket.token, inputs["bucket"]) is None:
-            raise StandInError("googleapi: Error 404: The specified bucket does not exist., notFound")
+        _bucket_must_exist(ctx, inputs)
 
     def exists_message(self, id_: str) -> str:
         return (
@@ -448,8 +453,128 @@ class BucketIAMMember(Kind):
         return {**super().outputs(ctx, inputs, preview), "etag": UNKNOWN if preview else iam_etag()}
 
     def before_create(self, ctx: Context, inputs: dict[str, Any]) -> None:
-        if ctx.store.get(Bucket.token, inputs["bucket"]) is None:
-            raise StandInError("googleapi: Error 404: The specified bucket does not exist., notFound")
+        _bucket_must_exist(ctx, inputs)
+
+
+class BucketIAMBinding(BucketIAMMember):
+    """Every member of one role on a bucket (authoritative for that role)."""
+
+    token = "gcp:storage/bucketIAMBinding:BucketIAMBinding"
+    required = ("bucket", "role", "members")
+    force_new = ("bucket", "role", "condition")
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return _binding_failures(inputs)
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"b/{inputs['bucket']}/{inputs['role']}"
+
+
+# ACL entities as the JSON API spells them; roles of the ACL resources.
+ENTITY_RE = re.compile(
+    r"^(allUsers|allAuthenticatedUsers|(user|group)-\S+@\S+|(user|group)-[0-9a-f]+|domain-\S+|"
+    r"project-(owners|editors|viewers)-\S+)$"
+)
+ENTITY_FORMS = (
+    "user-EMAIL, group-EMAIL, domain-DOMAIN, project-TEAM-PROJECT, allUsers or allAuthenticatedUsers"
+)
+ACL_ROLES = ("OWNER", "READER", "WRITER")
+
+
+class BucketAccessControl(Kind):
+    """One ACL entry of a bucket (legacy ACLs; refused by Google once uniform access is on)."""
+
+    token = "gcp:storage/bucketAccessControl:BucketAccessControl"
+    required = ("bucket", "entity")
+    force_new = ("bucket", "entity")
+    uses_project = False
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        out = []
+        entity, role = inputs.get("entity"), inputs.get("role")
+        if isinstance(entity, str) and entity != UNKNOWN and not ENTITY_RE.match(entity):
+            out.append(("entity", f"{entity!r} is not an ACL entity: expected {ENTITY_FORMS}"))
+        if isinstance(role, str) and role != UNKNOWN and role not in ACL_ROLES:
+            out.append(("role", f"expected role to be one of {list(ACL_ROLES)}, got {role}"))
+        return out
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"{inputs['bucket']}/{inputs['entity']}"
+
+    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
+        entity = str(inputs.get("entity", ""))
+        email = entity.partition("-")[2] if entity.startswith(("user-", "group-")) else ""
+        domain = entity.partition("-")[2] if entity.startswith("domain-") else ""
+        return {**super().outputs(ctx, inputs, preview), "email": email, "domain": domain}
+
+    def before_create(self, ctx: Context, inputs: dict[str, Any]) -> None:
+        _bucket_must_exist(ctx, inputs)
+
+
+class DefaultObjectAccessControl(BucketAccessControl):
+    """One entry of the ACL a bucket gives to new objects."""
+
+    token = "gcp:storage/defaultObjectAccessControl:DefaultObjectAccessControl"
+    required = ("bucket", "entity", "role")
+
+
+class ObjectAccessControl(BucketAccessControl):
+    """One ACL entry of an object."""
+
+    token = "gcp:storage/objectAccessControl:ObjectAccessControl"
+    required = ("bucket", "object", "entity", "role")
+    force_new = ("bucket", "object", "entity")
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"{inputs['bucket']}/{inputs['object']}/{inputs['entity']}"
+
+    def before_create(self, ctx: Context, inputs: dict[str, Any]) -> None:
+        if ctx.store.get(BucketObject.token, f"{inputs['bucket']}-{inputs['object']}") is None:
+            raise StandInError("googleapi: Error 404: No such object, notFound")
+
+
+def _binding_failures(inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """`_iam_failures` for each member of a binding, reported under `members`."""
+    members = inputs.get("members")
+    out = _iam_failures({"role": inputs.get("role")})
+    for member in members if isinstance(members, list) else []:
+        out += [("members", reason) for _, reason in _iam_failures({"member": member})]
+    return out
+
+
+# --------------------------------------------------------------------------- project IAM
+
+
+class ProjectIAMMember(Kind):
+    """One member of one role on the project. `project` is required, as in pulumi-gcp (no default)."""
+
+    token = "gcp:projects/iAMMember:IAMMember"
+    required = ("project", "role", "member")
+    force_new = ("project", "role", "member", "condition")
+    uses_project = False
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return _iam_failures(inputs)
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"{inputs['project']}/{inputs['role']}/{inputs['member']}"
+
+    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
+        return {**super().outputs(ctx, inputs, preview), "etag": UNKNOWN if preview else iam_etag()}
+
+
+class ProjectIAMBinding(ProjectIAMMember):
+    """Every member of one role on the project (authoritative for that role)."""
+
+    token = "gcp:projects/iAMBinding:IAMBinding"
+    required = ("project", "role", "members")
+    force_new = ("project", "role", "condition")
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return _binding_failures(inputs)
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"{inputs['project']}/{inputs['role']}"
 
 
 # --------------------------------------------------------------------------- IAM service accounts
@@ -655,6 +780,34 @@ class ServiceIamMember(Kind):
             )
 
 
+class ServiceIamPolicy(ServiceIamMember):
+    """A Cloud Run service's whole IAM policy (authoritative), as the JSON `policyData` holds it."""
+
+    token = "gcp:cloudrunv2/serviceIamPolicy:ServiceIamPolicy"
+    required = ("name", "policyData", "location")
+    force_new = ("name", "location", "project")
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        data = inputs.get("policyData")
+        if not isinstance(data, str) or data == UNKNOWN:
+            return []
+        try:
+            policy = json.loads(data)
+        except ValueError as exc:
+            return [("policyData", f"policyData is not JSON: {exc}")]
+        bindings = policy.get("bindings", []) if isinstance(policy, dict) else None
+        if not isinstance(bindings, list):
+            return [("policyData", 'policyData is not an IAM policy: expected {"bindings": [...]}')]
+        return [
+            ("policyData", reason)
+            for b in bindings
+            for _, reason in _binding_failures(b if isinstance(b, dict) else {})
+        ]
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return self.service_id(inputs)
+
+
 # --------------------------------------------------------------------------- Service Usage
 
 
@@ -707,9 +860,16 @@ KINDS: dict[str, Kind] = {
         Bucket(),
         BucketObject(),
         BucketIAMMember(),
+        BucketIAMBinding(),
+        BucketAccessControl(),
+        DefaultObjectAccessControl(),
+        ObjectAccessControl(),
+        ProjectIAMMember(),
+        ProjectIAMBinding(),
         Account(),
         CloudRunService(),
         ServiceIamMember(),
+        ServiceIamPolicy(),
         ProjectService(),
     )
 }
