@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tunifolk import vertex
+from tunifolk import vertex, vertex_hosts
 from tunifolk.errors import UnreachableError
 from tunifolk.vertex import RetryPolicy, VertexClient, VertexError
 
@@ -40,25 +40,26 @@ FAST = RetryPolicy(attempts=5, max_seconds=10, initial=0.01, maximum=0.05)
     ],
 )
 def test_host_follows_the_location_in_the_name(name: str, host: str, monkeypatch) -> None:
-    monkeypatch.delenv(vertex.ENDPOINT_ENV, raising=False)
+    monkeypatch.delenv(vertex_hosts.ENDPOINT_ENV, raising=False)
     client = VertexClient()
     assert client.url(name) == f"https://{host}/v1beta1/{name}"
 
 
 def test_serving_host_of_a_tuned_endpoint() -> None:
-    assert vertex.serving_host("projects/p/locations/us/endpoints/1") == "aiplatform.us.rep.googleapis.com"
-    assert vertex.serving_host("projects/p/locations/eu/endpoints/1") == "aiplatform.eu.rep.googleapis.com"
+    for region in ("us", "eu"):
+        host = vertex_hosts.serving_host(f"projects/p/locations/{region}/endpoints/1")
+        assert host == f"aiplatform.{region}.rep.googleapis.com"
 
 
 def test_bad_names_and_locations_are_refused() -> None:
     with pytest.raises(ValueError, match="not a Vertex resource name"):
-        vertex.location_of("tuningJobs/1")
+        vertex_hosts.location_of("tuningJobs/1")
     with pytest.raises(ValueError, match="unknown Vertex location"):
-        vertex.host_for("evil.example.com/x")
+        vertex_hosts.host_for("evil.example.com/x")
 
 
 def test_override_sends_every_host_to_one_base_url(monkeypatch) -> None:
-    monkeypatch.setenv(vertex.ENDPOINT_ENV, "http://127.0.0.1:9999/")
+    monkeypatch.setenv(vertex_hosts.ENDPOINT_ENV, "http://127.0.0.1:9999/")
     client = VertexClient()
     assert client.url("projects/p/locations/us/endpoints/1", ":generateContent") == (
         "http://127.0.0.1:9999/v1beta1/projects/p/locations/us/endpoints/1:generateContent"
@@ -71,8 +72,8 @@ def test_override_sends_every_host_to_one_base_url(monkeypatch) -> None:
 
 @pytest.mark.parametrize("bad", ["http://10.0.0.5:80", "ftp://127.0.0.1", "127.0.0.1:8080"])
 def test_override_must_be_loopback_http_or_https(bad: str, monkeypatch) -> None:
-    monkeypatch.setenv(vertex.ENDPOINT_ENV, bad)
-    with pytest.raises(ValueError, match=vertex.ENDPOINT_ENV):
+    monkeypatch.setenv(vertex_hosts.ENDPOINT_ENV, bad)
+    with pytest.raises(ValueError, match=vertex_hosts.ENDPOINT_ENV):
         VertexClient()
 
 

@@ -4,18 +4,16 @@ Why a hand-written client rather than an SDK: RLFT exists only in `v1beta1` (`v1
 fields), the reward validation call and the metrics chain are not in the generated clients, and the
 provider needs precise control over which calls may be retried. The client is small on purpose:
 
-* **Hosts** come from the location inside the resource name: regional control planes
-  (`{region}-aiplatform.googleapis.com`) and the multi-region serving hosts that tuned endpoints live
-  on (`aiplatform.us.rep.googleapis.com`, `aiplatform.eu.rep.googleapis.com`).
-* **`TUNIFOLK_VERTEX_ENDPOINT`** sends every call to one base URL (the emulator), path unchanged; an
-  `http://` loopback endpoint needs no credentials.
+* **Hosts** come from the location inside the resource name, and **`TUNIFOLK_VERTEX_ENDPOINT`** sends
+  every call to one base URL (the emulator): both resolved in `tunifolk/vertex_hosts.py`, whose names
+  callers may import from here (`ENDPOINT_ENV`, `location_of`, `serving_host`, `console_url`).
 * **Credentials** are Application Default Credentials, fetched lazily by each client. A client is built
   inside each provider method and refuses to be pickled, so nothing that reaches Pulumi state can hold
   a token.
 * **Retries** (tenacity) cover 429/500/502/503/504 and connection errors, honour `Retry-After`, and are
   bounded in attempts and seconds — for idempotent calls only. Creating a tuning job is never retried:
   the caller recovers an ambiguous create by listing jobs with its spec label (docs/vertex.md).
-* **Errors** are the project's (`providers/errors.py`): `VertexError` carries status, Google's
+* **Errors** are the project's (`tunifolk/errors.py`): `VertexError` carries status, Google's
   message, method and path (an HTML error page becomes one readable line); a host that never
   answers is an `UnreachableError`, missing credentials a `CredentialsError` naming the fix.
 """
@@ -23,8 +21,6 @@ provider needs precise control over which calls may be retried. The client is sm
 from __future__ import annotations
 
 import html
-import ipaddress
-import os
 import random
 import re
 import time
@@ -36,90 +32,34 @@ from urllib.parse import urlsplit
 import requests
 import tenacity
 
-from tunifolk.errors import ConfigError, CredentialsError, ResourceNameError, UnreachableError, VertexError
+from tunifolk.errors import CredentialsError, ResourceNameError, UnreachableError, VertexError
 from tunifolk.job.limits import TERMINAL_STATES
+from tunifolk.vertex_hosts import (
+    ENDPOINT_ENV,
+    console_url,
+    endpoint_override,
+    host_for,
+    is_loopback,
+    location_of,
+    serving_host,
+)
 
-__all__ = ["TERMINAL_STATES", "RetryPolicy", "VertexClient", "VertexError", "console_url", "serving_host"]
+__all__ = [
+    "ENDPOINT_ENV",
+    "TERMINAL_STATES",
+    "RetryPolicy",
+    "VertexClient",
+    "VertexError",
+    "console_url",
+    "location_of",
+    "serving_host",
+]
 
 API_VERSION = "v1beta1"
-ENDPOINT_ENV = "TUNIFOLK_VERTEX_ENDPOINT"
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
-MULTI_REGIONS = frozenset({"us", "eu"})
 BATCH_READ_LIMIT = 20  # the service's limit of time series per batchRead call
 LIST_PAGE_SIZE = 1000  # the largest page the tensorboard listings allow: fewest calls
-_LOCATION_RE = re.compile(r"(?:^|/)locations/([^/:]+)")
-
-
-# --------------------------------------------------------------------------- hosts
-
-
-def location_of(name: str) -> str:
-    """The location segment of a resource name (`projects/p/locations/L/...` → `L`)."""
-    match = _LOCATION_RE.search(name)
-    if not match:
-        raise ResourceNameError(
-            f"{name!r} is not a Vertex resource name: expected projects/P/locations/L/..."
-        )
-    return match.group(1)
-
-
-def host_for(location: str) -> str:
-    """The Google host serving a location: multi-region `rep` hosts for us/eu, regional otherwise."""
-    if location in MULTI_REGIONS:
-        return f"aiplatform.{location}.rep.googleapis.com"
-    if location == "global":
-        return "aiplatform.googleapis.com"
-    if not re.fullmatch(r"[a-z]+-[a-z]+\d+", location):
-        raise ResourceNameError(
-            f"unknown Vertex location {location!r}: expected a region like us-central1, or us/eu"
-        )
-    return f"{location}-aiplatform.googleapis.com"
-
-
-def serving_host(endpoint_name: str) -> str:
-    """The host that serves a (tuned) endpoint, e.g. `aiplatform.us.rep.googleapis.com`."""
-    return host_for(location_of(endpoint_name))
-
-
-def endpoint_override() -> str | None:
-    """The `TUNIFOLK_VERTEX_ENDPOINT` base URL, checked, or None when unset."""
-    raw = os.environ.get(ENDPOINT_ENV, "").strip().rstrip("/")
-    if not raw:
-        return None
-    parts = urlsplit(raw)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"{ENDPOINT_ENV}={raw!r}: expected a base URL like http://127.0.0.1:8090")
-    if parts.scheme == "http" and not is_loopback(parts.hostname):
-        raise ConfigError(
-            f"{ENDPOINT_ENV}={raw!r}: plain http is allowed only on loopback (127.0.0.1, localhost, ::1); "
-            "use https for any other host"
-        )
-    return raw
-
-
-def console_url(job_name: str) -> str:
-    """The Cloud console page of a tuning job `projects/{p}/locations/{l}/tuningJobs/{id}`."""
-    parts = job_name.strip("/").split("/")
-    fields = dict(zip(parts[0::2], parts[1::2], strict=False))
-    project, location, job = (
-        fields.get("projects", ""),
-        fields.get("locations", ""),
-        fields.get("tuningJobs", ""),
-    )
-    return (
-        "https://console.cloud.google.com/vertex-ai/generative/language/locations/"
-        f"{location}/tuning/tuningJob/{job}?project={project}"
-    )
-
-
-def is_loopback(hostname: str) -> bool:
-    if hostname == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(hostname).is_loopback
-    except ValueError:
-        return False
 
 
 # --------------------------------------------------------------------------- errors
