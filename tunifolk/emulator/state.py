@@ -16,6 +16,7 @@ import httpx
 
 from .faults import FaultConfig, Faults
 from .jobs import JobSettings, JobStore
+from .lifecycle import Lifecycle
 from .metrics import MetricsStore
 from .rewards import RewardCaller, RewardSettings
 from .serving import Serving, ServingSettings
@@ -74,9 +75,8 @@ class State:
         limits = httpx.Limits(max_connections=200, max_keepalive_connections=100)
         self._client = httpx.AsyncClient(limits=limits)
         self._caller = RewardCaller(self._client, self.options.rewards, self._record_reward_call)
-        self._store = JobStore(
-            self.options.jobs, self._caller, self.metrics, self.serving, self.options.faults.seed
-        )
+        lifecycle = Lifecycle(self.options.jobs, self._caller, self.metrics, self.serving)
+        self._store = JobStore(lifecycle.run, self.options.faults.seed)
 
     async def stop(self) -> None:
         if self._store is not None:
