@@ -1,18 +1,26 @@
-"""tunifolk: a local Vertex AI `v1beta1` RLFT emulator, sharp edges included.
+"""tunifolk.emulator: a local Vertex AI `v1beta1` RLFT emulator, sharp edges included.
 
-Run `python -m emulator --port 0 --step-seconds 0.01 --gcs-dir DIR`; the first stdout line is
-`listening on http://127.0.0.1:PORT`. `python -m emulator --help` lists every scenario and fault
-option. Modules:
+How it is run: `python -m tunifolk.emulator --port 0 --step-seconds 0.01 --gcs-dir DIR` (from a
+checkout, the top-level shim `emulator/__main__.py` keeps `python -m emulator` working). The first
+stdout line is `listening on http://127.0.0.1:PORT`; `--help` lists every scenario and fault option.
 
-- `app`: routes (tuning jobs, reward validation, judge probe, endpoints, models, operations,
-  metadata context, tensorboard runs/series/batchRead/read) and the `/emulator/` admin routes:
-  `GET /emulator/jobs` (every job with internal state), `GET /emulator/requests` (request counts
-  per "METHOD path", every outgoing reward call with its body/attempt/status, faults injected),
-  `GET /emulator/resources` (endpoints, models, operations).
-- `jobs`: job store and the per-job lifecycle task; `policy`: the simulated poet and the stand-in
-  judge; `rewards`: Cloud Run calls (retried, then NaN), autorater, string match, code execution;
-  `metrics`: the series of docs/vertex.md, "Metrics"; `serving`: models, endpoints, LROs; `faults`: seeded
-  fault injection; `checks`: strict request-body checks; `protojson`: ProtoJSON writing rules.
+What it imports from the project: `tunifolk.job.shapes` (the request shapes its checks hold bodies
+to, and the output-only fields a job's echo drops) and `tunifolk.job.limits` (the service limits
+it shares with the job model, through `limits`). Nothing else: it reaches the scorer only over
+HTTP, and mirrors the scorer's catalogue of forms instead of importing it.
 
-It imports nothing from the rest of the project: it reaches the scorer only over HTTP.
+Modules:
+- `app`: composes the route families over one `state.State` and dispatches (faults land here);
+  `responses`: Google's error shapes and pages, body parsing.
+- Route families: `api_tuning` (tuning jobs), `api_rewards` (reward validation, judge probe),
+  `api_serving` (endpoints, models, operations), `api_metadata` (metadata context, tensorboard
+  runs/series/read/batchRead), `admin` (`/emulator/jobs`, `/emulator/requests`,
+  `/emulator/resources`: the introspection tests read).
+- `checks`: request-body shapes and the create-time rules; `limits`: the service limits.
+- `jobs`: the job record and store; `lifecycle`: each job's run; `rewards`: Cloud Run calls
+  (retried, then NaN), autorater, string match, code execution; `metrics`: the series of
+  docs/vertex.md, "Metrics"; `serving`: models, endpoints, LROs; `faults`: seeded fault injection;
+  `protojson`: ProtoJSON writing rules.
+- `policy`: the simulated poet and the stand-in judge; `words_table`: its forms and word lists
+  (data).
 """
