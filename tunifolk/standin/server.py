@@ -28,16 +28,9 @@ from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 from pulumi.runtime.proto.plugin_pb2 import PluginInfo
 
 from tunifolk.standin import VERSION, cloudrun, gcs_dir, state_dir
-from tunifolk.standin.resources import (
-    INVOKES,
-    KINDS,
-    CloudRunService,
-    Context,
-    Gone,
-    Kind,
-    StandInError,
-    port_of,
-)
+from tunifolk.standin.kind import Context, Gone, Kind, StandInError
+from tunifolk.standin.resources import INVOKES, KINDS
+from tunifolk.standin.run_service import CloudRunService, port_of
 
 PREFIX = "gcp stand-in"
 
@@ -79,7 +72,7 @@ def _guard(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class StandIn(provider_pb2_grpc.ResourceProviderServicer):
-    """The provider: routes each call to the resource type of its URN (standin/resources.py)."""
+    """The provider: routes each call to the resource type of its URN (tunifolk/standin/resources.py)."""
 
     def __init__(self) -> None:
         self.project: str | None = None

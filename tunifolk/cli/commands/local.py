@@ -34,7 +34,7 @@ from tunifolk import standin
 from tunifolk.cli.context import ROOT, help_for
 from tunifolk.errors import PROBLEM, USAGE, TunifolkError
 from tunifolk.standin import cloudrun
-from tunifolk.standin.resources import CloudRunService
+from tunifolk.standin.run_service import CloudRunService
 from tunifolk.standin.store import Store
 from tunifolk.vertex import ENDPOINT_ENV
 

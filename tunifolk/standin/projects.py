@@ -1,0 +1,178 @@
+"""Project-level resources in the stand-in: project IAM members and bindings, service accounts,
+enabled APIs (Service Usage), and the `getProject` invoke."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from pathlib import Path
+from typing import Any
+
+from tunifolk.job.wire import UNKNOWN
+from tunifolk.job.wire import contains_unknown as is_unknown
+from tunifolk.standin.kind import (
+    Context,
+    Kind,
+    StandInError,
+    binding_failures,
+    iam_etag,
+    iam_failures,
+    project_number,
+)
+from tunifolk.standin.store import Record
+
+# --------------------------------------------------------------------------- project IAM
+
+
+class ProjectIAMMember(Kind):
+    """One member of one role on the project. `project` is required, as in pulumi-gcp (no default)."""
+
+    token = "gcp:projects/iAMMember:IAMMember"
+    required = ("project", "role", "member")
+    force_new = ("project", "role", "member", "condition")
+    uses_project = False
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return iam_failures(inputs)
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"{inputs['project']}/{inputs['role']}/{inputs['member']}"
+
+    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
+        return {**super().outputs(ctx, inputs, preview), "etag": UNKNOWN if preview else iam_etag()}
+
+
+class ProjectIAMBinding(ProjectIAMMember):
+    """Every member of one role on the project (authoritative for that role)."""
+
+    token = "gcp:projects/iAMBinding:IAMBinding"
+    required = ("project", "role", "members")
+    force_new = ("project", "role", "condition")
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return binding_failures(inputs)
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"{inputs['project']}/{inputs['role']}"
+
+
+# --------------------------------------------------------------------------- IAM service accounts
+
+ACCOUNT_RE = re.compile(r"^[a-z](?:[-a-z0-9]{4,28}[a-z0-9])$")
+
+
+class Account(Kind):
+    token = "gcp:serviceaccount/account:Account"
+    required = ("accountId",)
+    force_new = ("accountId", "project")
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        account = inputs.get("accountId")
+        if isinstance(account, str) and account != UNKNOWN and not ACCOUNT_RE.match(account):
+            return [
+                (
+                    "accountId",
+                    f'"account_id" ("{account}") doesn\'t match regexp '
+                    '"^[a-z](?:[-a-z0-9]{4,28}[a-z0-9])$"',
+                )
+            ]
+        name = inputs.get("displayName")
+        if isinstance(name, str) and len(name) > 100:
+            return [("displayName", "displayName is longer than 100 characters")]
+        return []
+
+    def email(self, inputs: dict[str, Any]) -> str:
+        return f"{inputs['accountId']}@{inputs['project']}.iam.gserviceaccount.com"
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"projects/{inputs['project']}/serviceAccounts/{self.email(inputs)}"
+
+    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
+        known = not is_unknown(inputs.get("accountId")) and not is_unknown(inputs.get("project"))
+        email = self.email(inputs) if known else UNKNOWN
+        return {
+            **super().outputs(ctx, inputs, preview),
+            "email": email,
+            "name": f"projects/{inputs['project']}/serviceAccounts/{email}" if known else UNKNOWN,
+            "member": f"serviceAccount:{email}" if known else UNKNOWN,
+            "uniqueId": UNKNOWN if preview else str(10**20 + secrets.randbelow(9 * 10**20)),
+            "disabled": bool(inputs.get("disabled", False)),
+        }
+
+    def kept(self, outputs: dict[str, Any]) -> dict[str, Any]:
+        return {"uniqueId": outputs["uniqueId"]}
+
+    def exists_message(self, id_: str) -> str:
+        account = id_.rsplit("/", 1)[-1].split("@")[0]
+        return f"googleapi: Error 409: Service account {account} already exists within project, alreadyExists"
+
+
+# --------------------------------------------------------------------------- Service Usage
+
+
+class ProjectService(Kind):
+    """An enabled API. With `disableOnDestroy: false` delete only forgets it (the API stays on), as
+    the real provider does; the stand-in then keeps it in `<state>/apis/<project>`, not as a resource."""
+
+    token = "gcp:projects/service:Service"
+    required = ("service",)
+    force_new = ("service", "project")
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        service = inputs.get("service")
+        if (
+            isinstance(service, str)
+            and service != UNKNOWN
+            and not re.match(r"^[a-z0-9-]+\.googleapis\.com$", service)
+        ):
+            return [("service", f"{service!r} is not a service name like run.googleapis.com")]
+        return []
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"{inputs['project']}/{inputs['service']}"
+
+    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
+        return {
+            **super().outputs(ctx, inputs, preview),
+            "disableOnDestroy": inputs.get("disableOnDestroy", True),
+        }
+
+    def _enabled(self, ctx: Context, project: str) -> Path:
+        return ctx.state / "apis" / project
+
+    def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+        folder = self._enabled(ctx, inputs["project"])
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / inputs["service"]).touch()
+
+    def exists_message(self, id_: str) -> str:
+        return f"{id_} is already managed by another resource in this stand-in"
+
+    def before_delete(self, ctx: Context, record: Record) -> None:
+        if record.inputs.get("disableOnDestroy", True):
+            (self._enabled(ctx, record.inputs["project"]) / record.inputs["service"]).unlink(missing_ok=True)
+
+
+# --------------------------------------------------------------------------- invokes
+
+
+def get_project(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    """`gcp:organizations/getProject:getProject`: the project's number, name and labels."""
+    project = args.get("projectId") or ctx.project
+    if not project:
+        raise StandInError("getProject: no projectId given and gcp:project is not set")
+    return {
+        "id": f"projects/{project}",
+        "projectId": project,
+        "name": project,
+        "number": project_number(project),
+        "labels": {},
+        "effectiveLabels": {},
+        "pulumiLabels": {},
+        "autoCreateNetwork": True,
+        "deletionPolicy": "PREVENT",
+        "billingAccount": "",
+        "folderId": "",
+        "orgId": "",
+        "tags": {},
+    }

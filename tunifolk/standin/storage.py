@@ -1,0 +1,304 @@
+"""Cloud Storage in the stand-in: buckets, objects (written where the Vertex emulator reads
+`gs://` URIs), bucket IAM and the legacy ACL resources."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import datetime as dt
+import hashlib
+import re
+import shutil
+import zlib
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from tunifolk.job.wire import UNKNOWN
+from tunifolk.job.wire import contains_unknown as is_unknown
+from tunifolk.standin.kind import (
+    Context,
+    Gone,
+    Kind,
+    StandInError,
+    binding_failures,
+    iam_etag,
+    iam_failures,
+    missing,
+    now,
+    project_number,
+)
+from tunifolk.standin.store import Record
+
+BUCKET_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
+
+
+class Bucket(Kind):
+    token = "gcp:storage/bucket:Bucket"
+    required = ("location",)
+    force_new = ("name", "location", "project")
+    autoname = "name"
+    labelled = True
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        name = inputs.get("name")
+        if not isinstance(name, str) or name == UNKNOWN:
+            return []
+        if not BUCKET_RE.match(name) or ".." in name or name.startswith("goog") or "google" in name:
+            return [
+                (
+                    "name",
+                    f"{name!r} is not a valid bucket name: 3-63 characters of a-z, 0-9, '-', '_' and "
+                    "'.', starting and ending with a letter or digit, not starting with 'goog' nor "
+                    "containing 'google'",
+                )
+            ]
+        return []
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return inputs["name"]
+
+    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
+        name = inputs["name"]
+        out = super().outputs(ctx, inputs, preview)
+        out.update(
+            location=str(inputs["location"]).upper(),
+            storageClass=inputs.get("storageClass") or "STANDARD",
+            selfLink=f"https://www.googleapis.com/storage/v1/b/{name}",
+            url=f"gs://{name}",
+            projectNumber=UNKNOWN if preview else float(project_number(inputs["project"])),
+            timeCreated=UNKNOWN if preview else now(),
+            updated=UNKNOWN if preview else now(),
+            rpo="DEFAULT",
+            forceDestroy=bool(inputs.get("forceDestroy", False)),
+            defaultEventBasedHold=False,
+            requesterPays=False,
+            enableObjectRetention=False,
+        )
+        out.setdefault("publicAccessPrevention", "inherited")
+        out.setdefault("uniformBucketLevelAccess", False)
+        return out
+
+    def kept(self, outputs: dict[str, Any]) -> dict[str, Any]:
+        return {"timeCreated": outputs["timeCreated"], "projectNumber": outputs["projectNumber"]}
+
+    def exists_message(self, id_: str) -> str:
+        return (
+            f"googleapi: Error 409: The requested bucket name {id_} is not available. The bucket namespace "
+            "is shared by all users of the system. Please select a different name and try again., conflict"
+        )
+
+    def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+        (ctx.gcs / inputs["name"]).mkdir(parents=True, exist_ok=True)
+
+    def before_delete(self, ctx: Context, record: Record) -> None:
+        objects = [r for r in ctx.store.all(BucketObject.token) if r.inputs.get("bucket") == record.id]
+        if objects and not record.inputs.get("forceDestroy"):
+            raise StandInError(
+                f"googleapi: Error 409: The bucket you tried to delete is not empty. ({record.id} holds "
+                f"{len(objects)} objects; set forceDestroy to delete them with it), conflict"
+            )
+        for obj in objects:
+            ctx.store.delete(BucketObject.token, obj.id)
+        shutil.rmtree(ctx.gcs / record.id, ignore_errors=True)
+
+
+def _bucket_must_exist(ctx: Context, inputs: dict[str, Any]) -> None:
+    if ctx.store.get(Bucket.token, inputs["bucket"]) is None:
+        raise StandInError("googleapi: Error 404: The specified bucket does not exist., notFound")
+
+
+class BucketObject(Kind):
+    token = "gcp:storage/bucketObject:BucketObject"
+    required = ("bucket", "name")
+    force_new = (
+        "bucket",
+        "name",
+        "source",
+        "content",
+        "contentType",
+        "contentEncoding",
+        "contentLanguage",
+        "cacheControl",
+        "storageClass",
+        "detectMd5hash",
+    )
+    uses_project = False
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        out = []
+        name = inputs.get("name")
+        if isinstance(name, str) and name != UNKNOWN:
+            if name in (".", "..") or "\n" in name or "\r" in name or len(name.encode()) > 1024:
+                out.append(
+                    ("name", f"{name!r} is not a valid object name (1-1024 bytes, no CR/LF, not . or ..)")
+                )
+            if name.startswith(".well-known/acme-challenge/"):
+                out.append(("name", "object names may not start with .well-known/acme-challenge/"))
+        if missing(inputs.get("source")) and missing(inputs.get("content")):
+            out.append(("source", "one of source or content must be set"))
+        source = inputs.get("source")
+        if isinstance(source, dict) and source.get("path") and not Path(source["path"]).is_file():
+            out.append(("source", f"{source['path']}: no such file"))
+        return out
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"{inputs['bucket']}-{inputs['name']}"  # the Terraform provider's id
+
+    def _data(self, inputs: dict[str, Any]) -> bytes:
+        source = inputs.get("source")
+        if isinstance(source, dict) and source.get("path"):
+            return Path(source["path"]).read_bytes()
+        if isinstance(source, dict) and "text" in source:
+            return str(source["text"]).encode()
+        return str(inputs.get("content") or "").encode()
+
+    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
+        bucket, name = inputs["bucket"], inputs["name"]
+        out = super().outputs(ctx, inputs, preview)
+        known = not is_unknown(bucket) and not is_unknown(name)
+        link = f"{bucket}/o/{quote(name, safe='')}" if known else UNKNOWN
+        out.update(
+            outputName=name,
+            contentType=inputs.get("contentType") or "application/octet-stream",
+            storageClass=inputs.get("storageClass") or "STANDARD",
+            selfLink=f"https://www.googleapis.com/storage/v1/b/{link}" if known else UNKNOWN,
+        )
+        if preview:
+            out.update(md5hash=UNKNOWN, crc32c=UNKNOWN, generation=UNKNOWN, mediaLink=UNKNOWN)
+            return out
+        data = self._data(inputs)
+        generation = str(int(dt.datetime.now(dt.UTC).timestamp() * 1_000_000))
+        out.update(
+            md5hash=base64.b64encode(hashlib.md5(data).digest()).decode(),
+            crc32c=base64.b64encode((zlib.crc32(data) & 0xFFFFFFFF).to_bytes(4, "big")).decode(),
+            generation=float(generation),
+            mediaLink=f"https://storage.googleapis.com/download/storage/v1/b/{link}?generation={generation}&alt=media",
+        )
+        return out
+
+    def before_create(self, ctx: Context, inputs: dict[str, Any]) -> None:
+        _bucket_must_exist(ctx, inputs)
+
+    def exists_message(self, id_: str) -> str:
+        return (
+            f"googleapi: Error 412: {id_} already exists (an earlier create did not finish?), conditionNotMet"
+        )
+
+    def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+        path = ctx.gcs / inputs["bucket"] / inputs["name"]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_bytes(self._data(inputs))
+        tmp.replace(path)
+
+    def on_read(self, ctx: Context, record: Record) -> None:
+        path = ctx.gcs / record.inputs["bucket"] / record.inputs["name"]
+        if not path.is_file():  # deleted behind the stand-in's back: gone, as Google would say
+            ctx.store.delete(self.token, record.id)
+            raise Gone()
+
+    def before_delete(self, ctx: Context, record: Record) -> None:
+        path = ctx.gcs / record.inputs["bucket"] / record.inputs["name"]
+        path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # prune empty prefix folders, as GCS has no folders
+            for parent in path.parents:
+                if parent == ctx.gcs / record.inputs["bucket"]:
+                    break
+                parent.rmdir()
+
+
+class BucketIAMMember(Kind):
+    token = "gcp:storage/bucketIAMMember:BucketIAMMember"
+    required = ("bucket", "role", "member")
+    force_new = ("bucket", "role", "member", "condition")
+    uses_project = False
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return iam_failures(inputs)
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"b/{inputs['bucket']}/{inputs['role']}/{inputs['member']}"
+
+    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
+        return {**super().outputs(ctx, inputs, preview), "etag": UNKNOWN if preview else iam_etag()}
+
+    def before_create(self, ctx: Context, inputs: dict[str, Any]) -> None:
+        _bucket_must_exist(ctx, inputs)
+
+
+class BucketIAMBinding(BucketIAMMember):
+    """Every member of one role on a bucket (authoritative for that role)."""
+
+    token = "gcp:storage/bucketIAMBinding:BucketIAMBinding"
+    required = ("bucket", "role", "members")
+    force_new = ("bucket", "role", "condition")
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return binding_failures(inputs)
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"b/{inputs['bucket']}/{inputs['role']}"
+
+
+# ACL entities as the JSON API spells them; roles of the ACL resources.
+ENTITY_RE = re.compile(
+    r"^(allUsers|allAuthenticatedUsers|(user|group)-\S+@\S+|(user|group)-[0-9a-f]+|domain-\S+|"
+    r"project-(owners|editors|viewers)-\S+)$"
+)
+ENTITY_FORMS = (
+    "user-EMAIL, group-EMAIL, domain-DOMAIN, project-TEAM-PROJECT, allUsers or allAuthenticatedUsers"
+)
+ACL_ROLES = ("OWNER", "READER", "WRITER")
+
+
+class BucketAccessControl(Kind):
+    """One ACL entry of a bucket (legacy ACLs; refused by Google once uniform access is on)."""
+
+    token = "gcp:storage/bucketAccessControl:BucketAccessControl"
+    required = ("bucket", "entity")
+    force_new = ("bucket", "entity")
+    uses_project = False
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        out = []
+        entity, role = inputs.get("entity"), inputs.get("role")
+        if isinstance(entity, str) and entity != UNKNOWN and not ENTITY_RE.match(entity):
+            out.append(("entity", f"{entity!r} is not an ACL entity: expected {ENTITY_FORMS}"))
+        if isinstance(role, str) and role != UNKNOWN and role not in ACL_ROLES:
+            out.append(("role", f"expected role to be one of {list(ACL_ROLES)}, got {role}"))
+        return out
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"{inputs['bucket']}/{inputs['entity']}"
+
+    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
+        entity = str(inputs.get("entity", ""))
+        email = entity.partition("-")[2] if entity.startswith(("user-", "group-")) else ""
+        domain = entity.partition("-")[2] if entity.startswith("domain-") else ""
+        return {**super().outputs(ctx, inputs, preview), "email": email, "domain": domain}
+
+    def before_create(self, ctx: Context, inputs: dict[str, Any]) -> None:
+        _bucket_must_exist(ctx, inputs)
+
+
+class DefaultObjectAccessControl(BucketAccessControl):
+    """One entry of the ACL a bucket gives to new objects."""
+
+    token = "gcp:storage/defaultObjectAccessControl:DefaultObjectAccessControl"
+    required = ("bucket", "entity", "role")
+
+
+class ObjectAccessControl(BucketAccessControl):
+    """One ACL entry of an object."""
+
+    token = "gcp:storage/objectAccessControl:ObjectAccessControl"
+    required = ("bucket", "object", "entity", "role")
+    force_new = ("bucket", "object", "entity")
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"{inputs['bucket']}/{inputs['object']}/{inputs['entity']}"
+
+    def before_create(self, ctx: Context, inputs: dict[str, Any]) -> None:
+        if ctx.store.get(BucketObject.token, f"{inputs['bucket']}-{inputs['object']}") is None:
+            raise StandInError("googleapi: Error 404: No such object, notFound")
