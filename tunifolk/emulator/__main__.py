@@ -18,6 +18,7 @@ import uvicorn
 from .app import Emulator
 from .faults import FaultConfig
 from .jobs import JobSettings
+from .limits import TUNING_LOCATIONS
 from .rewards import RewardSettings
 from .serving import ServingSettings
 from .state import Options
@@ -83,8 +84,8 @@ def parser() -> argparse.ArgumentParser:
         action="append",
         default=None,
         metavar="REGION=M1,M2",
-        help=f"judge models available in REGION (repeatable); default {DEFAULT_JUDGES} in us-central1 and "
-        "europe-west4, every other model 404s (e.g. gemini-3-pro-preview)",
+        help=f"judge models available in REGION (repeatable); default {DEFAULT_JUDGES} in "
+        f"{' and '.join(TUNING_LOCATIONS)}, every other model 404s (e.g. gemini-3-pro-preview)",
     )
     s.add_argument(
         "--backoff-scale",
@@ -161,7 +162,7 @@ def parser() -> argparse.ArgumentParser:
 
 def judges(specs: list[str] | None) -> dict[str, set[str]]:
     if not specs:
-        return {r: set(DEFAULT_JUDGES.split(",")) for r in ("us-central1", "europe-west4")}
+        return {r: set(DEFAULT_JUDGES.split(",")) for r in TUNING_LOCATIONS}
     out: dict[str, set[str]] = {}
     for spec in specs:
         region, _, models = spec.partition("=")

@@ -89,7 +89,7 @@ LABEL_VALUE = re.compile(rf"^[a-z0-9_-]{{0,{MAX_LABEL_LENGTH}}}$")
 
 
 def check_labels(labels: dict[str, str] | None) -> None:
-    """Label keys and values: ≤ 64 chars of lowercase letters, digits, `_`, `-`; keys start with a letter."""
+    """Label keys and values: up to MAX_LABEL_LENGTH of a-z, 0-9, `_`, `-`; keys start with a letter."""
     for k, v in (labels or {}).items():
         if not LABEL_KEY.match(k):
             raise BodyError(f"Label key {k!r} is invalid: lowercase letters, digits, '_' and '-' only.")
