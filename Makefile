@@ -35,7 +35,7 @@ test: $(STAMP) $(SCORER_EXT) standin $(if $(shell command -v go),engine)
 
 ## make docs: regenerate the tables of docs/config.md from the field table
 docs: $(STAMP)
-	$(PY) -m tunifolk.job.fields --write docs/config.md
+	$(PY) -m tunifolk.job.docs --write docs/config.md
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -2,7 +2,7 @@
 
 The provider is the guard between `pulumi up` and the bill:
 
-* **check** runs every static rule at preview (pure, in `providers/job/checks.py`);
+* **check** runs every static rule at preview (pure, in `tunifolk/job/checks.py`);
 * **create** probes each judge model in the tuning region, dry-runs the reward through
   `validateReinforcementTuningReward` with the exact reward config the job will use, and refuses
   unless every reward is present, finite and inside [-1, 1]; then it creates-or-adopts the job by its
@@ -19,7 +19,8 @@ imports it from the code on disk for every refresh and destroy: this module must
 and a state written by an older release must keep working (docs/architecture.md, "State").
 
 Inputs, outputs and what a change to each means come from the field table
-(`providers/job/fields.py`); this module only translates between Pulumi and the job model.
+(`tunifolk/job/fields.py`); this module only translates between Pulumi and the job model, and
+computes the outputs the job does not carry as they are.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any
+from typing import Any, TypedDict
 
 import pulumi
 from pulumi.dynamic import (
@@ -43,8 +44,9 @@ from pulumi.dynamic import (
 from tunifolk import metrics as job_metrics
 from tunifolk import operations as ops
 from tunifolk.errors import JobFailed, RewardRefused, TunifolkError, VertexError
-from tunifolk.job import checks, diff, fields, limits
-from tunifolk.job.fields import SPEC_LABEL
+from tunifolk.job import bodies, checks, diff, fields, limits
+from tunifolk.job.field_names import Input, Output
+from tunifolk.job.fields import DEFAULTS, Kind
 from tunifolk.job.normalize import normalize
 from tunifolk.job.wire import contains_unknown
 from tunifolk.vertex import VertexClient, console_url, serving_host
@@ -138,11 +140,11 @@ class RlftTuningJobProvider(ResourceProvider):
     ) -> tuple[dict[str, Any], job_metrics.Metrics | None]:
         """Honour `wait`. Never lose the job: any failure while it may still run returns its id and
         last known state; only a job that ended FAILED or CANCELLED makes create fail."""
-        goal = inputs.get("wait", "none")
+        goal = inputs.get(Input.WAIT, DEFAULTS[Input.WAIT])
         metrics = None
         if goal == "none":
             return job, metrics
-        timeout = float(inputs.get("wait_timeout_seconds") or 7 * 24 * 3600)
+        timeout = float(inputs.get(Input.WAIT_TIMEOUT_SECONDS) or DEFAULTS[Input.WAIT_TIMEOUT_SECONDS])
         deadline = time.monotonic() + timeout
         total = ops.total_steps(inputs, job)
         delay, last_line = self.poll_seconds, ""
@@ -182,7 +184,7 @@ class RlftTuningJobProvider(ResourceProvider):
                     return ReadResult(id_="", outs={})
                 raise
             metrics = ops.try_metrics(client, job)
-        outs = self._outputs(inputs, job, metrics, props.get("validation"))
+        outs = self._outputs(inputs, job, metrics, props.get(Output.VALIDATION))
         return ReadResult(id_=id_, outs=outs, inputs=inputs)
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
@@ -190,7 +192,7 @@ class RlftTuningJobProvider(ResourceProvider):
         `wait_timeout_seconds`, `cleanup`, `max_cost_usd` and the validation example are recorded;
         labels are recorded too, and said so, since a tuning job cannot be relabelled."""
         inputs = normalize(_inputs(news))
-        old_labels, new_labels = normalize(_inputs(olds)).get("labels"), inputs.get("labels")
+        old_labels, new_labels = normalize(_inputs(olds)).get(Input.LABELS), inputs.get(Input.LABELS)
         if old_labels != new_labels:
             ops.say(
                 f"labels changed to {new_labels or {}}: recorded in state; {id_} keeps the labels it was "
@@ -201,7 +203,7 @@ class RlftTuningJobProvider(ResourceProvider):
             job, metrics = self._wait(client, inputs, job)
             if metrics is None:
                 metrics = ops.try_metrics(client, job)
-        return UpdateResult(self._outputs(inputs, job, metrics, olds.get("validation")))
+        return UpdateResult(self._outputs(inputs, job, metrics, olds.get(Output.VALIDATION)))
 
     # ------------------------------------------------------------------ delete
 
@@ -215,7 +217,7 @@ class RlftTuningJobProvider(ResourceProvider):
                     raise
                 job = {"name": id_, "state": "JOB_STATE_CANCELLED"}
             job = self._end(client, job)
-            if props.get("cleanup", "all") == "all":
+            if props.get(Input.CLEANUP, DEFAULTS[Input.CLEANUP]) == "all":
                 ops.cleanup(client, job, props)
 
     def _end(self, client: VertexClient, job: dict[str, Any]) -> dict[str, Any]:
@@ -247,30 +249,24 @@ class RlftTuningJobProvider(ResourceProvider):
         metrics: job_metrics.Metrics | None,
         validation: dict[str, Any] | None,
     ) -> dict[str, Any]:
-        tuned = job.get("tunedModel") or {}
-        endpoint = tuned.get("endpoint") or None
-        error = job.get("error")
-        return {
-            **inputs,
-            "name": job["name"],
-            "state": job.get("state"),
-            "tuning_job_state": job.get("tuningJobState"),
-            "tuned_model": tuned.get("model") or None,
-            "endpoint": endpoint,
-            "serving_host": serving_host(endpoint) if endpoint else None,
-            "checkpoints": job_metrics.checkpoints(job),
-            "best_checkpoint": job_metrics.best_checkpoint(job, metrics),
-            "experiment": job.get("experiment") or None,
-            "total_steps": ops.total_steps(inputs, job),
-            "completed_steps": job_metrics.completed_steps(job, metrics),
-            "error": {"code": error.get("code", 0), "message": error.get("message", "")} if error else None,
-            "create_time": job.get("createTime"),
-            "start_time": job.get("startTime"),
-            "end_time": job.get("endTime"),
-            "validation": validation,
-            "console_url": console_url(job["name"]),
-            "spec_hash": (job.get("labels") or {}).get(SPEC_LABEL),
+        """The inputs and every output of the table: read from the job at the row's `api` path, or
+        computed here for the rows without one."""
+        read = {f.name: bodies.value_at(job, f.api) for f in fields.OUTPUTS if f.api}
+        endpoint, error = read[Output.ENDPOINT], job.get("error")
+        computed = {
+            Output.SERVING_HOST: serving_host(endpoint) if endpoint else None,
+            Output.CHECKPOINTS: job_metrics.checkpoints(job),
+            Output.BEST_CHECKPOINT: job_metrics.best_checkpoint(job, metrics),
+            Output.TOTAL_STEPS: ops.total_steps(inputs, job),
+            Output.COMPLETED_STEPS: job_metrics.completed_steps(job, metrics),
+            Output.ERROR: {"code": error.get("code", 0), "message": error.get("message", "")}
+            if error
+            else None,
+            Output.VALIDATION: validation,
+            Output.CONSOLE_URL: console_url(job["name"]),
         }
+        values = {**read, **computed}
+        return {**inputs, **{name: values[name] for name in fields.OUTPUT_NAMES}}
 
 
 # --------------------------------------------------------------------------- helpers
@@ -320,7 +316,27 @@ def _client() -> VertexClient:
 # --------------------------------------------------------------------------- the resource
 
 
-RlftTuningJobArgs = fields.args_type()
+_PYTHON_TYPES: dict[Kind, Any] = {
+    Kind.STR: str,
+    Kind.INT: int,
+    Kind.INT64: int,
+    Kind.FLOAT: float,
+    Kind.BOOL: bool,
+    Kind.ENUM: str,
+    Kind.LABELS: dict[str, str],
+    Kind.OBJECT: dict[str, Any],
+    Kind.LIST: list[dict[str, Any]],
+    Kind.MESSAGE: dict[str, Any],
+}
+
+
+def _args_type() -> Any:
+    """A TypedDict of the inputs, built from the table: values may be Pulumi Inputs; the TypedDict
+    names the keys and their plain types."""
+    return TypedDict("RlftTuningJobArgs", {f.name: _PYTHON_TYPES[f.kind] for f in fields.INPUTS}, total=False)
+
+
+RlftTuningJobArgs = _args_type()
 """The resource's inputs, snake_case (docs/config.md, "The job resource"). Nested values are plain
 dicts in snake_case, except `validation_example`, which carries Google's camelCase verbatim."""
 

@@ -17,7 +17,7 @@ from discovery import schemas
 from jobs import inputs
 from providers.tuning_job import RlftTuningJobArgs, RlftTuningJobProvider
 from tunifolk import stack
-from tunifolk.job import bodies, checks, diff, fields, shapes
+from tunifolk.job import bodies, checks, diff, docs, field_names, fields, shapes
 from tunifolk.job.fields import INPUTS, Kind, Role
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -131,8 +131,8 @@ def test_every_nested_config_key_maps_to_its_input() -> None:
 
 def test_the_config_reference_is_generated_from_the_table() -> None:
     text = (ROOT / "docs" / "config.md").read_text(encoding="utf-8")
-    assert fields.GENERATED_START in text, "docs/config.md lost its generated block"
-    assert text == fields.with_reference(text), "docs/config.md is stale: run `make docs`"
+    assert docs.GENERATED_START in text, "docs/config.md lost its generated block"
+    assert text == docs.with_reference(text), "docs/config.md is stale: run `make docs`"
     for key in fields.config_keys():
         assert f"`{key}`" in text, key
 
@@ -160,3 +160,31 @@ def test_bodies_take_their_names_from_the_table() -> None:
     body = bodies.build_tuning_job(inputs("https://s.run.app"))
     hp_names = {f.api for f in fields.HYPER_PARAMETERS}
     assert set(body["reinforcementTuningSpec"]["hyperParameters"]) <= hp_names
+
+
+def test_every_row_is_named_by_one_constant_of_field_names() -> None:
+    """Code names fields by these constants: a row named otherwise could not be looked up so, and a
+    constant no row uses would name nothing."""
+    groups = (field_names.Input, field_names.Hyper, field_names.PreTuned, field_names.Reward)
+    groups += (field_names.Parse, field_names.Scorer, field_names.Example, field_names.Output)
+    constants = {v for g in (*groups, field_names.Stack) for k, v in vars(g).items() if k.isupper()}
+    rows: set[str] = set()
+
+    def walk(table: tuple[fields.Field, ...]) -> None:
+        for f in table:
+            rows.add(f.name)
+            walk(f.children)
+
+    walk((*fields.INPUTS, *fields.OUTPUTS, *fields.STACK_SETTINGS))
+    assert rows == constants
+
+
+def test_api_names_are_the_camel_case_of_the_name_unless_a_row_says_otherwise() -> None:
+    hp = {f.name: f.api for f in fields.HYPER_PARAMETERS}
+    assert hp[field_names.Hyper.EPOCH_COUNT] == "epochCount"
+    assert {f.name: f.api for f in fields.MATCH_REWARDS} == {
+        "correct_reward": "correctAnswerReward",
+        "wrong_reward": "wrongAnswerReward",
+    }
+    provider_only = [f.name for f in INPUTS if f.role is Role.PROVIDER]
+    assert provider_only and all(next(f for f in INPUTS if f.name == n).api is None for n in provider_only)

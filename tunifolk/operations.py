@@ -16,6 +16,7 @@ from typing import Any
 from tunifolk import metrics as job_metrics
 from tunifolk.errors import LeftBehind, RewardRefused, TunifolkError, UnreachableError, VertexError
 from tunifolk.job import bodies, estimate, limits, names, verdict
+from tunifolk.job.field_names import Input, Output, PreTuned, Reward, Scorer
 from tunifolk.job.fields import HYPER_PARAMETERS, SPEC_LABEL
 from tunifolk.job.normalize import normalize
 from tunifolk.vertex import VertexClient
@@ -31,11 +32,11 @@ def say(message: str) -> None:
 def judge_problems(client: VertexClient, inputs: dict[str, Any]) -> list[str]:
     """Each autorater judge must answer generateContent in the tuning region (availability differs per
     project and region). One line per judge that 404s, naming the judges that do answer there."""
-    project, location = inputs["project"], inputs["location"]
+    project, location = inputs[Input.PROJECT], inputs[Input.LOCATION]
     problems = []
     answering: list[str] | None = None
-    for i, reward in enumerate(inputs.get("rewards") or []):
-        judge = (reward.get("autorater") or {}).get("model")
+    for i, reward in enumerate(inputs.get(Input.REWARDS) or []):
+        judge = (reward.get(Reward.AUTORATER) or {}).get(Scorer.MODEL)
         if not judge or client.judge_available(
             project, location, bodies.expand_model(judge, project, location)
         ):
@@ -43,8 +44,8 @@ def judge_problems(client: VertexClient, inputs: dict[str, Any]) -> list[str]:
         if answering is None:
             answering = [m for m in JUDGE_CANDIDATES if client.judge_available(project, location, m)]
         problems.append(
-            f"rewards[{i}].autorater.model: judge {judge!r} is not available in {location} for project "
-            f"{project} (generateContent answered 404). Judges that answer there: "
+            f"{Input.REWARDS}[{i}].{Reward.AUTORATER}.{Scorer.MODEL}: judge {judge!r} is not available "
+            f"in {location} for project {project} (generateContent answered 404). Judges that answer there: "
             f"{', '.join(answering) or 'none of ' + ', '.join(JUDGE_CANDIDATES)}."
         )
     return problems
@@ -156,8 +157,8 @@ def total_steps(inputs: dict[str, Any], job: dict[str, Any]) -> int | None:
     stats = (job.get("tuningDataStats") or {}).get("reinforcementTuningDataStats") or {}
     if stats.get("tuningStepCount"):
         return int(stats["tuningStepCount"])
-    count = stats.get("tuningDatasetExampleCount") or inputs.get("training_example_count")
-    hp = inputs.get("hyper_parameters")
+    count = stats.get("tuningDatasetExampleCount") or inputs.get(Input.TRAINING_EXAMPLE_COUNT)
+    hp = inputs.get(Input.HYPER_PARAMETERS)
     if not hp:
         hp = _hyper_parameters_of(job)
     return estimate.total_steps(hp, int(count) if count else None)
@@ -168,7 +169,7 @@ def _hyper_parameters_of(job: dict[str, Any]) -> dict[str, Any]:
     our inputs: the table's API names map back."""
     hp = (job.get("reinforcementTuningSpec") or {}).get("hyperParameters") or {}
     raw = {f.name: hp[f.api.rsplit(".", 1)[-1]] for f in HYPER_PARAMETERS if f.api and f.api in hp}
-    return normalize({"hyper_parameters": raw})["hyper_parameters"]
+    return normalize({Input.HYPER_PARAMETERS: raw})[Input.HYPER_PARAMETERS]
 
 
 def live_step(job: dict[str, Any], metrics: job_metrics.Metrics | None) -> int:
@@ -192,7 +193,7 @@ def own_model(model: str, pre_tuned_model: Any, aliases: Iterable[Iterable[str]]
     model with the project number and the config may use the ID (or the reverse): the two are
     compared with `names.same_resource`, with `aliases` tying an ID to its number where known.
     """
-    parent = pre_tuned_model.get("tuned_model_name") if isinstance(pre_tuned_model, dict) else None
+    parent = pre_tuned_model.get(PreTuned.TUNED_MODEL_NAME) if isinstance(pre_tuned_model, dict) else None
     same = isinstance(parent, str) and names.same_resource(names.base(parent), names.base(model), aliases)
     if names.version(model) and same:
         return model, False
@@ -202,7 +203,7 @@ def own_model(model: str, pre_tuned_model: Any, aliases: Iterable[Iterable[str]]
 def project_aliases(job: dict[str, Any], props: dict[str, Any]) -> list[set[str]]:
     """The project's ID (from config) and number (from the job's name, as the service answers it)."""
     number = names.project_of(str(job.get("name") or props.get("job") or ""))
-    project = props.get("project")
+    project = props.get(Input.PROJECT)
     return [{project, number}] if isinstance(project, str) and number else []
 
 
@@ -211,10 +212,10 @@ def cleanup(client: VertexClient, job: dict[str, Any], props: dict[str, Any]) ->
     tuning, only this job's version of it). Gone is done (a 404, or an operation that ends
     NOT_FOUND); any other failure raises naming what is left, so the resource stays in state."""
     tuned = job.get("tunedModel") or {}
-    endpoints = [tuned.get("endpoint") or props.get("endpoint")]
+    endpoints = [tuned.get("endpoint") or props.get(Output.ENDPOINT)]
     endpoints += [c.get("endpoint") for c in tuned.get("checkpoints") or []]
-    endpoints += [c.get("endpoint") for c in props.get("checkpoints") or []]
-    model = tuned.get("model") or props.get("tuned_model")
+    endpoints += [c.get("endpoint") for c in props.get(Output.CHECKPOINTS) or []]
+    model = tuned.get("model") or props.get(Output.TUNED_MODEL)
     left: list[str] = []
     for endpoint in dict.fromkeys(e for e in endpoints if e):
         try:
@@ -225,7 +226,7 @@ def cleanup(client: VertexClient, job: dict[str, Any], props: dict[str, Any]) ->
                 f"gcloud ai endpoints delete {endpoint.rsplit('/', 1)[-1]} --region={endpoint.split('/')[3]}"
             )
     if model:
-        name, whole = own_model(model, props.get("pre_tuned_model"), project_aliases(job, props))
+        name, whole = own_model(model, props.get(Input.PRE_TUNED_MODEL), project_aliases(job, props))
         delete = client.delete_model if whole else client.delete_model_version
         try:
             _done_unless_missing(lambda: client.wait_operation(delete(name)))

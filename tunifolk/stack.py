@@ -20,6 +20,7 @@ from typing import Any
 
 from tunifolk.errors import ConfigError
 from tunifolk.job import fields as F
+from tunifolk.job.field_names import Example, Input, Stack
 from tunifolk.job.fields import Field, Kind
 from tunifolk.job.inputs import uses_scorer
 
@@ -55,7 +56,7 @@ ScorerConfig = _settings_class("ScorerConfig", F.SCORER, "`tunifolk:scorer`: the
 
 Settings = _settings_class(
     "Settings",
-    tuple(f for f in F.STACK_SETTINGS if f.name not in ("dataset", "scorer")),
+    tuple(f for f in F.STACK_SETTINGS if f.name not in (Stack.DATASET, Stack.SCORER)),
     "The stack's own settings besides the dataset and the scorer.",
 )
 
@@ -78,19 +79,19 @@ class StackConfig:
 
     @property
     def project(self) -> str:
-        return str(self.job["project"])
+        return str(self.job[Input.PROJECT])
 
     @property
     def region(self) -> str:
-        return str(self.job.get("location") or F.DEFAULTS["location"])
+        return str(self.job.get(Input.LOCATION) or F.DEFAULTS[Input.LOCATION])
 
     @property
     def labels(self) -> dict[str, str]:
-        return dict(self.job.get("labels") or {})
+        return dict(self.job.get(Input.LABELS) or {})
 
     @property
     def uses_scorer(self) -> bool:
-        return uses_scorer(self.job.get("rewards") or [])
+        return uses_scorer(self.job.get(Input.REWARDS) or [])
 
 
 # --------------------------------------------------------------------------- conversion
@@ -188,19 +189,20 @@ def parse(raw: Mapping[str, Any]) -> StackConfig:
                 continue
             values[group][field.name] = _convert(field, value, key)
     job, stack = values["job"], values["stack"]
-    if not job.get("base_model") and not job.get("pre_tuned_model"):
+    if not job.get(Input.BASE_MODEL) and not job.get(Input.PRE_TUNED_MODEL):
         raise ConfigError(
             f"{F.NAMESPACE}:baseModel is missing: pulumi config set tunifolk:baseModel gemini-3.5-flash "
             "(or set tunifolk:preTunedModel to continue from a tuned model)"
         )
-    if job.get("pre_tuned_model"):
-        job.pop("base_model", None)  # the pre-tuned model decides the base
-    if stack["dataset"].get("prefix"):
-        stack["dataset"]["prefix"] = str(stack["dataset"]["prefix"]).strip("/")
+    if job.get(Input.PRE_TUNED_MODEL):
+        job.pop(Input.BASE_MODEL, None)  # the pre-tuned model decides the base
+    dataset = stack.pop(Stack.DATASET)
+    if dataset.get(Stack.PREFIX):
+        dataset[Stack.PREFIX] = str(dataset[Stack.PREFIX]).strip("/")
     config = StackConfig(
         job=job,
-        dataset=DatasetConfig(**stack.pop("dataset")),
-        scorer=ScorerConfig(**stack.pop("scorer")) if "scorer" in stack else None,
+        dataset=DatasetConfig(**dataset),
+        scorer=ScorerConfig(**stack.pop(Stack.SCORER)) if Stack.SCORER in stack else None,
         settings=Settings(**stack),
     )
     if config.uses_scorer and config.scorer is None:
@@ -231,7 +233,7 @@ def load_validation_example(path: Path) -> dict[str, Any]:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ConfigError(f"tunifolk:validationExample {path}: {exc}") from None
-    if not isinstance(data, dict) or set(data) != {"example", "sample_response"}:
+    if not isinstance(data, dict) or set(data) != {Example.EXAMPLE, Example.SAMPLE_RESPONSE}:
         raise ConfigError(
             f"tunifolk:validationExample {path} must hold an object with exactly the keys example and "
             "sample_response"

@@ -20,6 +20,7 @@ from rich.console import Console
 from tunifolk import stack
 from tunifolk.errors import PROBLEM, USAGE, ConfigError, ResourceNameError, UsageError
 from tunifolk.job import inputs as job_model_inputs
+from tunifolk.job.field_names import Input
 from tunifolk.operations import say
 from tunifolk.paths import ROOT
 from tunifolk.vertex import VertexClient, location_of
@@ -157,9 +158,9 @@ def job_inputs(
     later `pulumi up` adopts it. `estimate` passes its overrides, and needs no deployed values."""
     cfg = stack_config(args)
     project, location = project_and_location(args)
-    config_inputs = {**cfg.job, "project": project, "location": location}
+    config_inputs = {**cfg.job, Input.PROJECT: project, Input.LOCATION: location}
     if hyper_parameters is not None:
-        config_inputs["hyper_parameters"] = hyper_parameters
+        config_inputs[Input.HYPER_PARAMETERS] = hyper_parameters
     need = require_deployed
     scorer_uri = _deployed(args, "--scorer-uri", "scorer_uri", required=need) if cfg.uses_scorer else None
     example = getattr(args, "validation_example", None) or ROOT / cfg.validation_example

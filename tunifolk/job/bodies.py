@@ -13,10 +13,15 @@ import hashlib
 import json
 from typing import Any
 
-from tunifolk.job.fields import INPUTS, MATCH_REWARDS, REWARD, SPEC_LABEL, Field, Kind
+from tunifolk.job.field_names import Example, Input, Parse, Reward, Scorer
+from tunifolk.job.fields import INPUTS, MATCH_REWARDS, PARSE, REWARD, SCORERS, SPEC_LABEL, Field, Kind
 from tunifolk.job.normalize import normalize
 
-_WEIGHT_DEFAULT = next(f.default for f in REWARD if f.name == "weight")
+_WEIGHT_DEFAULT = next(f.default for f in REWARD if f.name == Reward.WEIGHT)
+_PARSE_DEFAULT = next(f.default for f in PARSE if f.name == Parse.TYPE)
+_SCORER_DEFAULT = next(  # an autorater's scorer: "conversion"
+    c.default for s in SCORERS if s.name == Reward.AUTORATER for c in s.children if c.name == Scorer.SCORER
+)
 _PARSE_TYPES = {"identity": "IDENTITY", "regex_extract": "REGEX_EXTRACT"}
 _MATCH_OPERATIONS = {
     "regex_contains": "REGEX_CONTAINS",
@@ -28,7 +33,7 @@ _MATCH_OPERATIONS = {
 def parent_of(inputs: dict[str, Any]) -> str:
     """`projects/{project}/locations/{location}`: where the job lives."""
     n = normalize(inputs)
-    return f"projects/{n['project']}/locations/{n['location']}"
+    return f"projects/{n[Input.PROJECT]}/locations/{n[Input.LOCATION]}"
 
 
 def expand_model(name: str, project: str, location: str) -> str:
@@ -61,12 +66,21 @@ def _plain(fields: tuple[Field, ...], values: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
+def value_at(document: dict[str, Any], path: str) -> Any:
+    """The value at a dotted API path (`tunedModel.endpoint`) of a job read back, None where it is
+    absent or empty: ProtoJSON leaves empty fields out, so the two mean the same."""
+    node: Any = document
+    for key in path.split("."):
+        node = node.get(key) if isinstance(node, dict) else None
+    return None if node == "" else node
+
+
 def _parse_config(parse: dict[str, Any] | None) -> dict[str, Any] | None:
     if not parse:
         return None
-    body: dict[str, Any] = {"parseType": _PARSE_TYPES[parse.get("type", "identity")]}
-    if parse.get("regex"):
-        body["regexExtractExpression"] = parse["regex"]
+    body: dict[str, Any] = {"parseType": _PARSE_TYPES[parse.get(Parse.TYPE, _PARSE_DEFAULT)]}
+    if parse.get(Parse.REGEX):
+        body["regexExtractExpression"] = parse[Parse.REGEX]
     return body
 
 
@@ -76,27 +90,33 @@ def _match_rewards(spec: dict[str, Any]) -> dict[str, float]:
 
 
 def _autorater_body(spec: dict[str, Any], project: str, location: str) -> dict[str, Any]:
-    config: dict[str, Any] = {"autoraterModel": expand_model(spec["model"], project, location)}
-    if spec.get("sampling_count") is not None:
-        config["samplingCount"] = int(spec["sampling_count"])
-    body: dict[str, Any] = {"autoraterConfig": config, "autoraterPrompt": spec["prompt"]}
-    parse = _parse_config(spec.get("parse"))
+    config: dict[str, Any] = {"autoraterModel": expand_model(spec[Scorer.MODEL], project, location)}
+    if spec.get(Scorer.SAMPLING_COUNT) is not None:
+        config["samplingCount"] = int(spec[Scorer.SAMPLING_COUNT])
+    body: dict[str, Any] = {"autoraterConfig": config, "autoraterPrompt": spec[Scorer.PROMPT]}
+    parse = _parse_config(spec.get(Reward.PARSE))
     if parse:
         body["autoraterResponseParseConfig"] = parse
-    scorer = spec.get("scorer", "conversion")
+    scorer = spec.get(Scorer.SCORER, _SCORER_DEFAULT)
     if isinstance(scorer, dict):
-        exact = scorer["exact_match"]
-        body["exactMatchScorer"] = {"expression": exact["expression"], **_match_rewards(exact)}
+        exact = scorer[Scorer.EXACT_MATCH]
+        body["exactMatchScorer"] = {"expression": exact[Scorer.EXPRESSION], **_match_rewards(exact)}
     else:
         body["parsedResponseConversionScorer"] = {}  # an empty message: send {}
     return body
 
 
 def _string_match_body(spec: dict[str, Any]) -> dict[str, Any]:
-    expression = {"matchOperation": _MATCH_OPERATIONS[spec["match"]], "expression": spec["expression"]}
-    if spec.get("json_key"):
+    expression = {
+        "matchOperation": _MATCH_OPERATIONS[spec[Scorer.MATCH]],
+        "expression": spec[Scorer.EXPRESSION],
+    }
+    if spec.get(Scorer.JSON_KEY):
         body = {
-            "jsonMatchExpression": {"keyName": spec["json_key"], "valueStringMatchExpression": expression}
+            "jsonMatchExpression": {
+                "keyName": spec[Scorer.JSON_KEY],
+                "valueStringMatchExpression": expression,
+            }
         }
     else:
         body = {"stringMatchExpression": expression}
@@ -105,30 +125,31 @@ def _string_match_body(spec: dict[str, Any]) -> dict[str, Any]:
 
 def single_reward_config(reward: dict[str, Any], project: str, location: str) -> dict[str, Any]:
     """One reward as a `SingleReinforcementTuningRewardConfig`."""
-    body: dict[str, Any] = {"rewardName": reward["name"]}
-    parse = _parse_config(reward.get("parse"))
+    body: dict[str, Any] = {"rewardName": reward[Reward.NAME]}
+    parse = _parse_config(reward.get(Reward.PARSE))
     if parse:
         body["parseResponseConfig"] = parse
-    if "cloud_run" in reward:
-        body["cloudRunRewardScorer"] = {"cloudRunUri": reward["cloud_run"]["uri"]}
-    elif "autorater" in reward:
-        body["autoraterScorer"] = _autorater_body(reward["autorater"], project, location)
-    elif "string_match" in reward:
-        body["stringMatchRewardScorer"] = _string_match_body(reward["string_match"])
-    elif "code_execution" in reward:
-        body["codeExecutionRewardScorer"] = {"pythonCodeSnippet": reward["code_execution"]["python"]}
+    if Reward.CLOUD_RUN in reward:
+        body["cloudRunRewardScorer"] = {"cloudRunUri": reward[Reward.CLOUD_RUN][Scorer.URI]}
+    elif Reward.AUTORATER in reward:
+        body["autoraterScorer"] = _autorater_body(reward[Reward.AUTORATER], project, location)
+    elif Reward.STRING_MATCH in reward:
+        body["stringMatchRewardScorer"] = _string_match_body(reward[Reward.STRING_MATCH])
+    elif Reward.CODE_EXECUTION in reward:
+        python = reward[Reward.CODE_EXECUTION][Scorer.PYTHON]
+        body["codeExecutionRewardScorer"] = {"pythonCodeSnippet": python}
     return body
 
 
 def reward_config(inputs: dict[str, Any]) -> dict[str, Any]:
     """`{"singleRewardConfig": …}` for one reward, `{"compositeRewardConfig": …}` for several."""
     n = normalize(inputs)
-    project, location, rewards = n["project"], n["location"], n["rewards"]
+    project, location, rewards = n[Input.PROJECT], n[Input.LOCATION], n[Input.REWARDS]
     singles = [single_reward_config(r, project, location) for r in rewards]
     if len(singles) == 1:
         return {"singleRewardConfig": singles[0]}
     weighted = [
-        {"weight": float(r.get("weight", _WEIGHT_DEFAULT)), "rewardConfig": s}
+        {"weight": float(r.get(Reward.WEIGHT, _WEIGHT_DEFAULT)), "rewardConfig": s}
         for r, s in zip(rewards, singles, strict=True)
     ]
     return {"compositeRewardConfig": {"weightedRewardConfigs": weighted}}
@@ -136,10 +157,10 @@ def reward_config(inputs: dict[str, Any]) -> dict[str, Any]:
 
 def reward_names(inputs: dict[str, Any]) -> list[str]:
     """The configured reward names, in order: what the validate verdict expects to see."""
-    rewards = normalize(inputs).get("rewards")
+    rewards = normalize(inputs).get(Input.REWARDS)
     if not isinstance(rewards, list):
         return []
-    return [r["name"] for r in rewards if isinstance(r, dict) and isinstance(r.get("name"), str)]
+    return [r[Reward.NAME] for r in rewards if isinstance(r, dict) and isinstance(r.get(Reward.NAME), str)]
 
 
 def spec_hash(body: dict[str, Any]) -> str:
@@ -156,22 +177,22 @@ def spec_hash(body: dict[str, Any]) -> str:
 def build_tuning_job(inputs: dict[str, Any]) -> dict[str, Any]:
     """The `TuningJob` create body, labelled with its own spec hash (`tunifolk-spec`)."""
     n = normalize(inputs)
-    if n.get("pre_tuned_model"):
-        n.pop("base_model", None)  # the pre-tuned model's base is the base: preTunedModel is a sibling
+    if n.get(Input.PRE_TUNED_MODEL):
+        n.pop(Input.BASE_MODEL, None)  # the pre-tuned model's base is the base: preTunedModel is a sibling
     body = _plain(INPUTS, n)  # of reinforcementTuningSpec, never inside it (docs/vertex.md, edge 16)
     spec = body.setdefault("reinforcementTuningSpec", {})
     spec.setdefault("hyperParameters", {})
     spec.update(reward_config(n))
-    body["labels"] = {**(n.get("labels") or {}), SPEC_LABEL: spec_hash(body)}
+    body["labels"] = {**(n.get(Input.LABELS) or {}), SPEC_LABEL: spec_hash(body)}
     return body
 
 
 def build_validate_request(inputs: dict[str, Any]) -> dict[str, Any]:
     """The validateReinforcementTuningReward body: the field is `example` (docs/vertex.md, edge 4)."""
     n = normalize(inputs)
-    example = n["validation_example"]
+    example = n[Input.VALIDATION_EXAMPLE]
     return {
-        "example": copy.deepcopy(example["example"]),
-        "sampleResponse": copy.deepcopy(example["sample_response"]),
+        "example": copy.deepcopy(example[Example.EXAMPLE]),
+        "sampleResponse": copy.deepcopy(example[Example.SAMPLE_RESPONSE]),
         **reward_config(n),
     }

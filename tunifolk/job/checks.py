@@ -17,6 +17,7 @@ from urllib.parse import urlparse
 
 from tunifolk.job import limits, shapes, wire
 from tunifolk.job.estimate import Estimate, estimate, total_steps
+from tunifolk.job.field_names import Example, Hyper, Input, Parse, PreTuned, Reward, Scorer
 from tunifolk.job.fields import INPUTS, SCORER_KINDS, SPEC_LABEL, Field, Kind
 from tunifolk.job.normalize import normalize
 
@@ -165,21 +166,26 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
+def _hp(name: str) -> str:
+    """A hyperparameter's path: `hyper_parameters.<name>`."""
+    return _join(Input.HYPER_PARAMETERS, name)
+
+
 # --------------------------------------------------------------------------- rules across fields
 
 
 def _base_or_pre_tuned(n: dict[str, Any]) -> list[Failure]:
-    base = n.get("base_model")
-    if n.get("pre_tuned_model") is None and base is None:
+    base = n.get(Input.BASE_MODEL)
+    if n.get(Input.PRE_TUNED_MODEL) is None and base is None:
         return [
-            ("base_model", "set base_model (e.g. gemini-3.5-flash), or pre_tuned_model to continue a run")
+            (Input.BASE_MODEL, "set base_model (e.g. gemini-3.5-flash), or pre_tuned_model to continue a run")
         ]
     return []
 
 
 def _dataset_uris(n: dict[str, Any]) -> list[Failure]:
     fails = []
-    for key in ("training_dataset_uri", "validation_dataset_uri"):
+    for key in (Input.TRAINING_DATASET_URI, Input.VALIDATION_DATASET_URI):
         uri = n.get(key)
         if isinstance(uri, str) and not wire.is_unknown(uri) and not uri.startswith("gs://"):
             fails.append((key, f"must be a Cloud Storage URI gs://bucket/path.jsonl, got {uri!r}"))
@@ -187,48 +193,46 @@ def _dataset_uris(n: dict[str, Any]) -> list[Failure]:
 
 
 def _hyper_parameters(n: dict[str, Any]) -> list[Failure]:
-    hp = n.get("hyper_parameters")
+    hp = n.get(Input.HYPER_PARAMETERS)
     if not isinstance(hp, dict):
         return []
     known = {k: v for k, v in hp.items() if wire.present(v)}
     fails: list[Failure] = []
-    batch = known.get("batch_size", limits.DEFAULT_BATCH_SIZE)
-    samples = known.get("samples_per_prompt", limits.DEFAULT_SAMPLES_PER_PROMPT)
-    unknown = wire.is_unknown(hp.get("batch_size")) or wire.is_unknown(hp.get("samples_per_prompt"))
+    batch = known.get(Hyper.BATCH_SIZE, limits.DEFAULT_BATCH_SIZE)
+    samples = known.get(Hyper.SAMPLES_PER_PROMPT, limits.DEFAULT_SAMPLES_PER_PROMPT)
+    unknown = wire.is_unknown(hp.get(Hyper.BATCH_SIZE)) or wire.is_unknown(hp.get(Hyper.SAMPLES_PER_PROMPT))
     if not unknown and wire.is_int(batch) and wire.is_int(samples) and batch > 0 and samples > 0:
         product = batch * samples
         if product % limits.BATCH_SAMPLES_MULTIPLE or product > limits.MAX_BATCH_SAMPLES:
-            where = "samples_per_prompt" if "samples_per_prompt" in hp else "batch_size"
+            where = Hyper.SAMPLES_PER_PROMPT if Hyper.SAMPLES_PER_PROMPT in hp else Hyper.BATCH_SIZE
             fails.append(
                 (
-                    f"hyper_parameters.{where}",
+                    _hp(where),
                     f"batch_size × samples_per_prompt = {product} must be divisible by "
                     f"{limits.BATCH_SAMPLES_MULTIPLE} and at most {limits.MAX_BATCH_SAMPLES}; "
                     "e.g. batch_size 32 with samples_per_prompt 16",
                 )
             )
-    epochs, steps = "epoch_count" in hp, "step_count" in hp
+    epochs, steps = Hyper.EPOCH_COUNT in hp, Hyper.STEP_COUNT in hp
     if epochs == steps:
         what = "both are set" if epochs else "neither is set"
-        fails.append(
-            ("hyper_parameters.epoch_count", f"set exactly one of epoch_count or step_count ({what})")
-        )
-    if "thinking_budget" in known:
-        major = _gemini_major(n.get("base_model"))
+        fails.append((_hp(Hyper.EPOCH_COUNT), f"set exactly one of epoch_count or step_count ({what})"))
+    if Hyper.THINKING_BUDGET in known:
+        major = _gemini_major(n.get(Input.BASE_MODEL))
         if major is not None and major >= 3:
             fails.append(
                 (
-                    "hyper_parameters.thinking_budget",
-                    f"thinking_budget is rejected on {n['base_model']} (Gemini 3 and later): "
+                    _hp(Hyper.THINKING_BUDGET),
+                    f"thinking_budget is rejected on {n[Input.BASE_MODEL]} (Gemini 3 and later): "
                     "remove it and use thinking_level",
                 )
             )
-    evaluate, checkpoint = known.get("evaluate_interval"), known.get("checkpoint_interval")
+    evaluate, checkpoint = known.get(Hyper.EVALUATE_INTERVAL), known.get(Hyper.CHECKPOINT_INTERVAL)
     both = wire.is_int(evaluate) and wire.is_int(checkpoint) and evaluate > 0 and checkpoint > 0
     if both and checkpoint % evaluate:
         fails.append(
             (
-                "hyper_parameters.checkpoint_interval",
+                _hp(Hyper.CHECKPOINT_INTERVAL),
                 f"must be a whole multiple of evaluate_interval ({evaluate}), got {checkpoint}; "
                 f"e.g. {evaluate * max(1, checkpoint // evaluate)}",
             )
@@ -245,19 +249,19 @@ def _gemini_major(model: Any) -> int | None:
 
 
 def _rewards(n: dict[str, Any]) -> list[Failure]:
-    rewards = n.get("rewards")
+    rewards = n.get(Input.REWARDS)
     if wire.is_unknown(rewards) or not isinstance(rewards, list):
         return []
     if not rewards:
-        return [("rewards", "at least one reward is required: e.g. [{name, weight, cloud_run: {uri}}]")]
+        return [(Input.REWARDS, "at least one reward is required: e.g. [{name, weight, cloud_run: {uri}}]")]
     fails: list[Failure] = []
     if len(rewards) > limits.MAX_REWARDS:
-        fails.append(("rewards", f"at most {limits.MAX_REWARDS} rewards, got {len(rewards)}"))
+        fails.append((Input.REWARDS, f"at most {limits.MAX_REWARDS} rewards, got {len(rewards)}"))
     seen: set[str] = set()
     for i, reward in enumerate(rewards):
         if not isinstance(reward, dict):
             continue
-        path = f"rewards[{i}]"
+        path = f"{Input.REWARDS}[{i}]"
         kinds = [k for k in SCORER_KINDS if k in reward]
         if len(kinds) != 1:
             found = ", ".join(kinds) or "none"
@@ -266,11 +270,11 @@ def _rewards(n: dict[str, Any]) -> list[Failure]:
             spec = reward[kind]
             if isinstance(spec, dict):
                 fails += _SCORER_RULES.get(kind, _no_rule)(spec, f"{path}.{kind}")
-        fails += _parse(reward.get("parse"), f"{path}.parse")
-        name = reward.get("name")
+        fails += _parse(reward.get(Reward.PARSE), _join(path, Reward.PARSE))
+        name = reward.get(Reward.NAME)
         if isinstance(name, str) and not wire.is_unknown(name):
             if name in seen:
-                fails.append((f"{path}.name", f"reward names must be unique; {name!r} repeats"))
+                fails.append((_join(path, Reward.NAME), f"reward names must be unique; {name!r} repeats"))
             seen.add(name)
     return fails
 
@@ -280,62 +284,69 @@ def _no_rule(_spec: dict[str, Any], _path: str) -> list[Failure]:
 
 
 def _parse(parse: Any, path: str) -> list[Failure]:
-    if not isinstance(parse, dict) or parse.get("type") != "regex_extract":
+    if not isinstance(parse, dict) or parse.get(Parse.TYPE) != "regex_extract":
         return []
-    regex = parse.get("regex")
+    regex = parse.get(Parse.REGEX)
     if wire.is_unknown(regex):
         return []
     if not isinstance(regex, str) or not regex:
-        return [(f"{path}.regex", "regex_extract needs a regex, e.g. '<answer>(.*?)</answer>'")]
+        return [(_join(path, Parse.REGEX), "regex_extract needs a regex, e.g. '<answer>(.*?)</answer>'")]
     try:
         re.compile(regex)
     except re.error as exc:
-        return [(f"{path}.regex", f"the regex does not compile: {exc}")]
+        return [(_join(path, Parse.REGEX), f"the regex does not compile: {exc}")]
     return []
 
 
 def _cloud_run(spec: dict[str, Any], path: str) -> list[Failure]:
-    uri = spec.get("uri")
+    uri = spec.get(Scorer.URI)
     if not isinstance(uri, str) or wire.is_unknown(uri):
         return []
     parsed = urlparse(uri)
     local = parsed.scheme == "http" and parsed.hostname in ("127.0.0.1", "localhost")
     if not (parsed.scheme == "https" and parsed.hostname) and not local:
-        return [(f"{path}.uri", f"must be an https:// URL (http only for 127.0.0.1/localhost), got {uri!r}")]
+        return [
+            (
+                _join(path, Scorer.URI),
+                f"must be an https:// URL (http only for 127.0.0.1/localhost), got {uri!r}",
+            )
+        ]
     return []
 
 
 def _autorater(spec: dict[str, Any], path: str) -> list[Failure]:
-    return _parse(spec.get("parse"), f"{path}.parse")
+    return _parse(spec.get(Reward.PARSE), _join(path, Reward.PARSE))
 
 
 def _code_execution(spec: dict[str, Any], path: str) -> list[Failure]:
-    code = spec.get("python")
+    code = spec.get(Scorer.PYTHON)
     if not isinstance(code, str) or not code.strip():
         return []
     try:
         tree = ast.parse(code)
     except SyntaxError as exc:
-        return [(f"{path}.python", f"the snippet does not parse: {exc.msg} (line {exc.lineno})")]
+        return [(_join(path, Scorer.PYTHON), f"the snippet does not parse: {exc.msg} (line {exc.lineno})")]
     if not any(isinstance(node, ast.FunctionDef) and node.name == "evaluate" for node in tree.body):
-        return [(f"{path}.python", "the snippet must define def evaluate(example, response) -> float")]
+        return [
+            (_join(path, Scorer.PYTHON), "the snippet must define def evaluate(example, response) -> float")
+        ]
     return []
 
 
 _SCORER_RULES: dict[str, Callable[[dict[str, Any], str], list[Failure]]] = {
-    "cloud_run": _cloud_run,
-    "autorater": _autorater,
-    "code_execution": _code_execution,
+    Reward.CLOUD_RUN: _cloud_run,
+    Reward.AUTORATER: _autorater,
+    Reward.CODE_EXECUTION: _code_execution,
 }
 
 
 def _pre_tuned(n: dict[str, Any]) -> list[Failure]:
-    pre = n.get("pre_tuned_model")
-    name = pre.get("tuned_model_name") if isinstance(pre, dict) else None
+    pre = n.get(Input.PRE_TUNED_MODEL)
+    name = pre.get(PreTuned.TUNED_MODEL_NAME) if isinstance(pre, dict) else None
     if isinstance(name, str) and not wire.is_unknown(name) and not _TUNED_MODEL_RE.match(name):
         return [
             (
-                "pre_tuned_model.tuned_model_name",
+                _join(Input.PRE_TUNED_MODEL, PreTuned.TUNED_MODEL_NAME),
                 f"must be projects/*/locations/*/models/* (optionally @version), got {name!r}",
             )
         ]
@@ -344,13 +355,14 @@ def _pre_tuned(n: dict[str, Any]) -> list[Failure]:
 
 def _validation_example(n: dict[str, Any]) -> list[Failure]:
     """The example must hold a prompt: Google answers an empty one with a bare 400 at create."""
-    value = n.get("validation_example")
-    example = value.get("example") if isinstance(value, dict) else None
+    value = n.get(Input.VALIDATION_EXAMPLE)
+    example = value.get(Example.EXAMPLE) if isinstance(value, dict) else None
     if not isinstance(example, dict) or wire.contains_unknown(example):
         return []
     contents = example.get("contents")
     if not isinstance(contents, list) or not contents:
-        return [("validation_example.example.contents", "must be a non-empty list of Content (the prompt)")]
+        path = _join(_join(Input.VALIDATION_EXAMPLE, Example.EXAMPLE), "contents")
+        return [(path, "must be a non-empty list of Content (the prompt)")]
     return []
 
 
@@ -368,15 +380,13 @@ RULES: tuple[Callable[[dict[str, Any]], list[Failure]], ...] = (
 
 
 def _steps(n: dict[str, Any]) -> tuple[int | None, list[Failure]]:
-    hp = n.get("hyper_parameters")
+    hp = n.get(Input.HYPER_PARAMETERS)
     if not isinstance(hp, dict):
         return None, []
-    steps = total_steps(hp, n.get("training_example_count"))
+    steps = total_steps(hp, n.get(Input.TRAINING_EXAMPLE_COUNT))
     if steps is None:
         return None, []
-    path = (
-        "hyper_parameters.step_count" if wire.is_int(hp.get("step_count")) else "hyper_parameters.epoch_count"
-    )
+    path = _hp(Hyper.STEP_COUNT if wire.is_int(hp.get(Hyper.STEP_COUNT)) else Hyper.EPOCH_COUNT)
     if steps > limits.MAX_TOTAL_STEPS:
         return steps, [
             (
@@ -387,18 +397,21 @@ def _steps(n: dict[str, Any]) -> tuple[int | None, list[Failure]]:
         ]
     if steps <= 0:
         return steps, [
-            ("training_example_count", "fewer training examples than batch_size: the run would have 0 steps")
+            (
+                Input.TRAINING_EXAMPLE_COUNT,
+                "fewer training examples than batch_size: the run would have 0 steps",
+            )
         ]
     return steps, []
 
 
 def _budget(n: dict[str, Any], est: Estimate | None) -> list[Failure]:
-    budget = n.get("max_cost_usd")
+    budget = n.get(Input.MAX_COST_USD)
     if est is None or not wire.is_number(budget) or est.cost_usd.high <= budget:
         return []
     return [
         (
-            "max_cost_usd",
+            Input.MAX_COST_USD,
             f"the estimated cost is up to ${est.cost_usd.high:,.2f}, above max_cost_usd ${budget:,.2f} "
             f"(prices as of {est.prices_as_of}, unconfirmed): raise the budget or shrink the run",
         )
@@ -408,16 +421,16 @@ def _budget(n: dict[str, Any], est: Estimate | None) -> list[Failure]:
 def warnings(n: dict[str, Any]) -> list[str]:
     """The two rules that only warn: a low token cap with HIGH thinking, and no validation set."""
     out: list[str] = []
-    hp = n.get("hyper_parameters")
+    hp = n.get(Input.HYPER_PARAMETERS)
     if isinstance(hp, dict):
-        tokens, level = hp.get("max_output_tokens"), hp.get("thinking_level", "HIGH")
+        tokens, level = hp.get(Hyper.MAX_OUTPUT_TOKENS), hp.get(Hyper.THINKING_LEVEL, "HIGH")
         if wire.is_int(tokens) and tokens < limits.MAX_OUTPUT_TOKENS and level == "HIGH":
             out.append(
                 f"hyper_parameters.max_output_tokens is {tokens}, below {limits.MAX_OUTPUT_TOKENS}, with "
                 "HIGH thinking: the cap includes thinking tokens and can truncate answers; a lower cap "
                 "saves nothing, since generations are billed by their real length"
             )
-    if n.get("validation_dataset_uri") is None:
+    if n.get(Input.VALIDATION_DATASET_URI) is None:
         out.append(
             "validation_dataset_uri is not set: the service will split off 25% of the training set "
             "(at least 50 examples) for evaluation"

@@ -17,6 +17,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from tunifolk.job.field_names import Hyper, Input, Reward, Scorer
 from tunifolk.job.limits import DEFAULT_BATCH_SIZE, DEFAULT_SAMPLES_PER_PROMPT, DEFAULT_SAMPLING_COUNT
 from tunifolk.job.wire import is_int as _is_int
 
@@ -138,11 +139,11 @@ def total_steps(hyper_parameters: dict[str, Any] | None, example_count: int | No
     the service would silently stop there.
     """
     hp = hyper_parameters if isinstance(hyper_parameters, dict) else {}
-    step_count = hp.get("step_count")
+    step_count = hp.get(Hyper.STEP_COUNT)
     if _is_int(step_count):
         return step_count
-    epochs = hp.get("epoch_count")
-    batch = hp.get("batch_size", DEFAULT_BATCH_SIZE)
+    epochs = hp.get(Hyper.EPOCH_COUNT)
+    batch = hp.get(Hyper.BATCH_SIZE, DEFAULT_BATCH_SIZE)
     if not (_is_int(epochs) and _is_int(batch) and _is_int(example_count)) or batch <= 0:
         return None
     return example_count // batch * epochs
@@ -155,33 +156,38 @@ def default_validation_count(training_count: int) -> int:
 
 def _eval_count(steps: int, hp: dict[str, Any], example_count: int) -> int:
     """How many evaluations run: every `evaluate_interval` steps, else once per epoch."""
-    interval = hp.get("evaluate_interval")
+    interval = hp.get(Hyper.EVALUATE_INTERVAL)
     if not _is_int(interval) or interval <= 0:
-        batch = hp.get("batch_size", DEFAULT_BATCH_SIZE)
+        batch = hp.get(Hyper.BATCH_SIZE, DEFAULT_BATCH_SIZE)
         interval = max(1, example_count // batch) if _is_int(batch) and batch > 0 else steps
     return steps // max(1, interval)
 
 
+def _hyper_parameters(inputs: dict[str, Any]) -> dict[str, Any]:
+    hp = inputs.get(Input.HYPER_PARAMETERS)
+    return hp if isinstance(hp, dict) else {}
+
+
 def _rewards(inputs: dict[str, Any]) -> list[dict[str, Any]]:
-    rewards = inputs.get("rewards")
+    rewards = inputs.get(Input.REWARDS)
     return [r for r in rewards if isinstance(r, dict)] if isinstance(rewards, list) else []
 
 
 def _reward_name(reward: dict[str, Any], index: int) -> str:
-    name = reward.get("name")
-    return name if isinstance(name, str) else f"rewards[{index}]"
+    name = reward.get(Reward.NAME)
+    return name if isinstance(name, str) else f"{Input.REWARDS}[{index}]"
 
 
 def _sampling_count(reward: dict[str, Any]) -> int:
-    autorater = reward.get("autorater")
-    count = autorater.get("sampling_count") if isinstance(autorater, dict) else None
+    autorater = reward.get(Reward.AUTORATER)
+    count = autorater.get(Scorer.SAMPLING_COUNT) if isinstance(autorater, dict) else None
     return count if _is_int(count) else DEFAULT_SAMPLING_COUNT
 
 
 def default_assumptions(inputs: dict[str, Any]) -> Assumptions:
     """Assumptions for these inputs: the expected length follows the thinking level (HIGH if unset)."""
-    hp = inputs.get("hyper_parameters") if isinstance(inputs.get("hyper_parameters"), dict) else {}
-    level = hp.get("thinking_level") if isinstance(hp.get("thinking_level"), str) else "HIGH"
+    hp = _hyper_parameters(inputs)
+    level = hp.get(Hyper.THINKING_LEVEL) if isinstance(hp.get(Hyper.THINKING_LEVEL), str) else "HIGH"
     return Assumptions(expected_length=EXPECTED_LENGTH_BY_THINKING.get(level, 6000))
 
 
@@ -197,14 +203,14 @@ def estimate(
     reward scores each one, and each autorater reward calls its judge `sampling_count` times.
     Evaluation samples `validation examples × samples_per_prompt` responses per evaluation.
     """
-    hp = inputs.get("hyper_parameters") if isinstance(inputs.get("hyper_parameters"), dict) else {}
-    count = inputs.get("training_example_count")
+    hp = _hyper_parameters(inputs)
+    count = inputs.get(Input.TRAINING_EXAMPLE_COUNT)
     steps = total_steps(hp, count)
     if steps is None:
         return None
     a = assumptions or default_assumptions(inputs)
-    batch = hp.get("batch_size", DEFAULT_BATCH_SIZE)
-    samples = hp.get("samples_per_prompt", DEFAULT_SAMPLES_PER_PROMPT)
+    batch = hp.get(Hyper.BATCH_SIZE, DEFAULT_BATCH_SIZE)
+    samples = hp.get(Hyper.SAMPLES_PER_PROMPT, DEFAULT_SAMPLES_PER_PROMPT)
     batch = batch if _is_int(batch) else DEFAULT_BATCH_SIZE
     samples = samples if _is_int(samples) else DEFAULT_SAMPLES_PER_PROMPT
     per_step = batch * samples
@@ -228,7 +234,7 @@ def estimate(
     for i, reward in enumerate(_rewards(inputs)):
         name = _reward_name(reward, i)
         scorer_by_reward[name] = scorer_calls
-        if isinstance(reward.get("autorater"), dict):
+        if isinstance(reward.get(Reward.AUTORATER), dict):
             judge_by_reward[name] = scorer_calls * _sampling_count(reward)
 
     breakdown = _costs(inputs, prices, a, sampled, trained, eval_tokens, train_samples, eval_samples)
@@ -236,7 +242,7 @@ def estimate(
     cloud_run_calls = sum(
         scorer_by_reward[_reward_name(r, i)]
         for i, r in enumerate(_rewards(inputs))
-        if isinstance(r.get("cloud_run"), dict)
+        if isinstance(r.get(Reward.CLOUD_RUN), dict)
     )
     cloud_run = cloud_run_calls * prices.cloud_run_per_m_calls / 1e6
     breakdown["cloud_run"] = Range(cloud_run, cloud_run)
@@ -288,7 +294,7 @@ def _costs(
 
 
 def _base_model(inputs: dict[str, Any]) -> str | None:
-    model = inputs.get("base_model")
+    model = inputs.get(Input.BASE_MODEL)
     return model if isinstance(model, str) else None
 
 
@@ -301,7 +307,7 @@ def _judge_cost(
         calls = judge_by_reward.get(_reward_name(reward, i))
         if not calls:
             continue
-        model_name = reward["autorater"].get("model")
+        model_name = reward[Reward.AUTORATER].get(Scorer.MODEL)
         judge = prices.model(model_name if isinstance(model_name, str) else None)
         into = calls * a.judge_input_tokens * judge.input_per_m
         low += (into + calls * a.judge_output_tokens_low * judge.output_per_m) / 1e6

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tunifolk.job.field_names import Input, Reward, Scorer
 from tunifolk.job.fields import SCORER_PLACEHOLDER
 
 
@@ -16,16 +17,16 @@ def with_scorer(rewards: list[dict[str, Any]], scorer_uri: Any) -> list[dict[str
     """Rewards with `cloudRun: scorer` replaced by the deployed scorer's URI (an Output is fine)."""
     out = []
     for reward in rewards:
-        run = reward.get("cloud_run")
-        if isinstance(run, dict) and run.get("uri") == SCORER_PLACEHOLDER:
-            reward = {**reward, "cloud_run": {"uri": scorer_uri}}
+        run = reward.get(Reward.CLOUD_RUN)
+        if isinstance(run, dict) and run.get(Scorer.URI) == SCORER_PLACEHOLDER:
+            reward = {**reward, Reward.CLOUD_RUN: {Scorer.URI: scorer_uri}}
         out.append(reward)
     return out
 
 
 def uses_scorer(rewards: list[dict[str, Any]]) -> bool:
     """True when a reward names this stack's scorer (`cloudRun: scorer`)."""
-    return any((r.get("cloud_run") or {}).get("uri") == SCORER_PLACEHOLDER for r in rewards)
+    return any((r.get(Reward.CLOUD_RUN) or {}).get(Scorer.URI) == SCORER_PLACEHOLDER for r in rewards)
 
 
 def job_inputs(
@@ -43,10 +44,10 @@ def job_inputs(
     """
     inputs = {
         **config_inputs,
-        "rewards": with_scorer(config_inputs.get("rewards") or [], scorer_uri),
-        "training_dataset_uri": training_dataset_uri,
-        "validation_dataset_uri": validation_dataset_uri,
-        "training_example_count": training_example_count,
-        "validation_example": validation_example,
+        Input.REWARDS: with_scorer(config_inputs.get(Input.REWARDS) or [], scorer_uri),
+        Input.TRAINING_DATASET_URI: training_dataset_uri,
+        Input.VALIDATION_DATASET_URI: validation_dataset_uri,
+        Input.TRAINING_EXAMPLE_COUNT: training_example_count,
+        Input.VALIDATION_EXAMPLE: validation_example,
     }
     return {k: v for k, v in inputs.items() if v is not None}

@@ -40,6 +40,6 @@ def _value(field: Field, value: Any) -> Any:
         return _object(field.children, value)
     if kind is Kind.LIST and isinstance(value, list):
         return [_object(field.children, v) if isinstance(v, dict) else v for v in value]
-    if kind is Kind.STR and field.name == "checkpoint_id" and wire.is_number(value):
-        return str(wire.to_int(value))  # a checkpoint id typed as a number in YAML
+    if kind is Kind.STR and field.number_as_text and wire.is_number(value):
+        return str(wire.to_int(value))  # an id typed as a number in YAML (a checkpoint id)
     return value

@@ -19,6 +19,7 @@ from tunifolk.cli import context
 from tunifolk.cli.context import UsageError
 from tunifolk.job import estimate as est
 from tunifolk.job.bodies import build_tuning_job
+from tunifolk.job.field_names import Hyper, Input, Output
 from tunifolk.job.fields import HYPER_PARAMETERS, SPEC_LABEL
 from tunifolk.job.normalize import normalize
 
@@ -42,7 +43,8 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     p.add_argument("--epochs", type=context.count("--epochs"), help="epoch count (replaces a step count)")
     p.add_argument("--steps", type=context.count("--steps"), help="step count (replaces an epoch count)")
     p.add_argument(
-        "--thinking-level", choices=next(f.choices for f in HYPER_PARAMETERS if f.name == "thinking_level")
+        "--thinking-level",
+        choices=next(f.choices for f in HYPER_PARAMETERS if f.name == Hyper.THINKING_LEVEL),
     )
     p.add_argument(
         "--expected-length",
@@ -56,18 +58,18 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 def inputs_for(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
     """The stack's job inputs, from the builder `pulumi up` uses, with the flags applied, and the
     `tunifolk-spec` label the run will carry when every deployed value (URIs) is known."""
-    hp = dict(context.stack_config(args).job["hyper_parameters"])
-    for flag in ("batch_size", "samples_per_prompt"):
-        if getattr(args, flag) is not None:
-            hp[flag] = getattr(args, flag)
+    hp = dict(context.stack_config(args).job[Input.HYPER_PARAMETERS])
+    for name in (Hyper.BATCH_SIZE, Hyper.SAMPLES_PER_PROMPT):  # --batch-size, --samples-per-prompt
+        if getattr(args, name) is not None:
+            hp[name] = getattr(args, name)
     if args.epochs is not None:
-        hp.pop("step_count", None)
-        hp["epoch_count"] = args.epochs
+        hp.pop(Hyper.STEP_COUNT, None)
+        hp[Hyper.EPOCH_COUNT] = args.epochs
     if args.steps is not None:
-        hp.pop("epoch_count", None)
-        hp["step_count"] = args.steps
+        hp.pop(Hyper.EPOCH_COUNT, None)
+        hp[Hyper.STEP_COUNT] = args.steps
     if args.thinking_level:
-        hp["thinking_level"] = args.thinking_level
+        hp[Hyper.THINKING_LEVEL] = args.thinking_level
     try:
         inputs = context.job_inputs(args, hyper_parameters=hp, example_count=args.examples)
     except UsageError:  # nothing deployed yet: an estimate needs no URI, only the label does
@@ -92,10 +94,10 @@ def run(args: argparse.Namespace) -> int:
     result = est.estimate(inputs, assumptions=assumptions)
     if result is None:
         raise UsageError("the step count is unknown: set --epochs or --steps and --examples")
-    base = inputs.get("base_model") or "gemini-3.5-flash"
+    base = inputs.get(Input.BASE_MODEL) or "gemini-3.5-flash"
     tuned = est.tuned_inference_price(base)
     if args.json:
-        extra = {"tuned_inference_per_m": dataclasses.asdict(tuned), "spec_hash": label}
+        extra = {"tuned_inference_per_m": dataclasses.asdict(tuned), Output.SPEC_HASH: label}
         print(json.dumps({**result.as_dict(), **extra}, indent=2))
         return 0
     table = Table(title=f"estimate for stack {args.stack} ({base})", show_header=False)
