@@ -31,6 +31,7 @@ word = st.lists(st.sampled_from(_arabic[:30] + _latin[:20]), min_size=1, max_siz
 
 # The plain formulations, as the scorer had them.
 _SPLIT_PLAIN = re.compile(r"\s*(?:\*+|…+|\.{3,}|\t+|\s\|{1,2}\s| {3,}|\u3000+)\s*")
+_INNER_MARKUP_PLAIN = re.compile(r"(\*\*|__|\*)(?=[^\s*_])([^\n]*?[^\s*_])\1")
 _SOFT_PLAIN = re.compile(r"\s+/\s*|\s*/\s+|\s+[-–—]+\s+|\s*[،؛]\s*|\s*[,;]\s+|(?<=\S) {2}(?=\S)")
 
 
@@ -58,7 +59,7 @@ def _clean_line_plain(raw: str) -> str:
     if "_" in s:
         s = text._EMPH.sub(r"\1", s)
     if "**" in s or "__" in s or s.count("*") >= 2:
-        s = text._INNER_MARKUP.sub(r"\2", s)
+        s = _INNER_MARKUP_PLAIN.sub(r"\2", s)
     return s.strip()
 
 

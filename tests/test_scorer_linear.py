@@ -1,0 +1,129 @@
+"""Every pattern the scorer applies to model output runs in time linear in its input (issue: a run of
+spaces after a label word held one `score()` call for minutes).
+
+Two kinds of test. Equivalence: each linear rewrite gives exactly what the backtracking pattern it
+replaces gave, on generated lines (the old patterns are written out here). Growth: generated
+pathological strings (runs of every kind of space, punctuation and markup openers, up to the
+20,000-character cap) cost `score()` no more per character than a small multiple of what a normal
+poem costs per character, measured in CPU time in the same process. A quadratic path is thousands of
+times over that bound at 20,000 characters; speed itself is measured by `make bench`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorer import text
+from scorer.score import score
+from scorer.text import MAX_CHARS
+
+PROPS = settings(deadline=None, derandomize=True, max_examples=500)
+MALZUMA = (Path(__file__).resolve().parent.parent / "data" / "samples" / "malzuma.txt").read_text("utf-8")
+
+# The backtracking patterns as the scorer had them.
+_LABEL_WORDS = text._LABEL_WORDS
+OLD = {
+    "_LABEL_PREFIX": re.compile(rf"^\s*\(?(?:{_LABEL_WORDS})\s*[\w٠-٩]{{0,12}}\s*\)?\s*[:：]\s*", re.I),
+    "_LABEL_LINE": re.compile(rf"^\s*\(?(?:{_LABEL_WORDS})(?:\s+\S+){{0,2}}\s*\)?\s*[:：.]?\s*$", re.I),
+    "_SIGNATURE": re.compile(
+        r"^\s*(?:[-–—~]+\s*\S|(?:by|par|signé|بقلم|شعر|كلمات|توقيع)\s*[:：]?\s*\S)", re.I
+    ),
+    "_TAG": re.compile(r"</?[A-Za-z][A-Za-z0-9]{0,15}(?:\s[^<>]{0,200})?/?>"),
+    "_PROSE_LEAD": re.compile(rf"^\s*(?:{text._PROSE_LEAD_WORDS})\b", re.I),
+}
+OLD_INNER_MARKUP = re.compile(r"(\*\*|__|\*)(?=[^\s*_])([^\n]*?[^\s*_])\1")
+OLD_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
+
+_pieces = [" ", "  ", "   ", "\t", "\u2003", "\u3000", "\u00a0", "*", "**", "_", "__", "(", ")", ":", "：",
+           ".", "-", "—", "~", "a", "b", "1", "٣", "x y", "stanza", "Stanza", "by", "بقلم", "مقطع", "here",
+           "<", ">", "/", "<a", "<b x='1'>", "</a>"]  # fmt: skip
+line = st.lists(st.sampled_from(_pieces), max_size=40).map("".join)
+_tags = ["<think>", "</think>", "<THINK>", "</Think>", "<thinking>", "</thinking>", "<reasoning>",
+         "</reasoning>", "a", " ", "\n", "<", ">", "</", "İ", "ß"]  # fmt: skip
+tagged = st.lists(st.sampled_from(_tags), max_size=30).map("".join)
+
+
+@PROPS
+@given(s=line)
+def test_possessive_patterns_match_what_the_backtracking_ones_matched(s: str) -> None:
+    for name, old in OLD.items():
+        new = getattr(text, name)
+        assert [m.span() for m in new.finditer(s)] == [m.span() for m in old.finditer(s)], name
+
+
+@PROPS
+@given(s=line)
+def test_inner_markup_is_stripped_as_the_regex_stripped_it(s: str) -> None:
+    assert text._strip_inner_markup(s) == OLD_INNER_MARKUP.sub(r"\2", s)
+
+
+@PROPS
+@given(t=tagged)
+def test_thinking_blocks_are_dropped_as_the_regex_dropped_them(t: str) -> None:
+    assert text._drop_thinking(t) == OLD_THINK.sub("\n", t)
+
+
+_space = st.sampled_from([" ", "\t", "\u2003", "\u3000", "\u00a0"])
+_run = st.tuples(_space, st.integers(1, 30)).map(lambda p: p[0] * p[1])
+_words = st.sampled_from(["a", "bb", "*", "|", "/", ",", "-", "…", "..."])
+spaced = st.lists(
+    st.one_of(_run, _words, st.lists(_space, min_size=1, max_size=12).map("".join)), max_size=20
+)
+
+
+@PROPS
+@given(parts=spaced)
+def test_bounded_space_runs_split_a_line_into_the_same_words(parts: list[str]) -> None:
+    s = "".join(parts)
+    bounded = text._bound_spaces(s)
+    assert all(len(r) <= 8 for r in re.findall(r"[^\S\n]+", bounded))
+    assert [text._hemi_words(p) for p in text._split(bounded)] == [
+        text._hemi_words(p) for p in text._split(s)
+    ]
+    assert [h.split() for h in text._SOFT.split(bounded)] == [h.split() for h in text._SOFT.split(s)]
+
+
+# --- growth -------------------------------------------------------------------------------------------
+
+PER_CHAR_BOUND = 40
+"""How many times a normal poem's CPU time per character a pathological string may cost. Linear paths
+measure 1–8 here; a quadratic one at 20,000 characters measures in the thousands."""
+
+_UNITS = [" ", "\t", "\u2003", "\u3000", "\u00a0", "\u200b", "*", "**", "_", "__", "…", ".", "|", "-", "/",
+          ",", ":", "#", ">", "(", "`", "~", "<", "<think>", "<a ", "*a ", "**a ", "_a_ ", "a * b ",
+          " | ", "stanza 1:\n", "a\n\n", "<br>"]  # fmt: skip
+_PREFIXES = ["", "stanza", "by", "المطلع", "**a", "— ", "here is"]
+_SUFFIXES = ["", "ab c:", "x", "*", "</think>"]
+
+
+def _cpu(s: str, repeat: int = 1) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        score(s, {"form": "malzuma"})
+        best = min(best, time.process_time() - t0)
+    return best
+
+
+@settings(deadline=None, derandomize=True, max_examples=60)
+@given(
+    unit=st.sampled_from(_UNITS),
+    prefix=st.sampled_from(_PREFIXES),
+    suffix=st.sampled_from(_SUFFIXES),
+    size=st.sampled_from([5_000, MAX_CHARS]),
+)
+def test_pathological_strings_cost_no_more_per_character_than_a_poem(
+    unit: str, prefix: str, suffix: str, size: int
+) -> None:
+    per_char = _cpu(MALZUMA, repeat=5) / len(MALZUMA)
+    s = prefix + unit * ((size - len(prefix) - len(suffix)) // len(unit)) + suffix
+    cost = _cpu(s, repeat=2) / len(s)
+    assert cost <= PER_CHAR_BOUND * per_char, (
+        f"{prefix!r} + {unit!r}×N + {suffix!r} ({len(s)} chars): {cost / per_char:.0f}× a poem's time "
+        "per character; a pattern backtracks"
+    )
