@@ -1,10 +1,12 @@
 """The policy pack (policy/) under the real engine: `pulumi preview --policy-pack policy` passes on the
-project's own stack and fails on a deliberately bad graph (tests/fixtures/bad_graph), naming every
-broken rule of components/policy.py. Previews only: the stand-in answers, no Vertex call is made.
+project's own stack and fails on a deliberately bad graph (tests/fixtures/bad_graph), with every
+violation attributed by the engine to the resource that broke the rule of tunifolk/policy_rules.py.
+Previews only: the stand-in answers, no Vertex call is made.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,50 @@ from engine import ROOT, LocalStack, require_engine
 pytestmark = pytest.mark.slow
 
 PACK = str(ROOT / "policy")
-RULES = ("no-public-invoker", "bucket-public-access-prevention", "cloud-run-deletion-protection-off")
+URN = "urn:pulumi:bad::tunifolk-bad-graph::"
+# With --urns, the engine's line for each violation is `[mandatory]  <policy>  (<type>: <URN>)`, and
+# the policy's description and the rule's message follow it.
+VIOLATION = re.compile(r"\[mandatory\]\s+(?P<policy>[a-z-]+)\s+\(\S+: (?P<urn>urn:pulumi:[^)\s]+)\)")
+RUN_MEMBER = "gcp:cloudrunv2/serviceIamMember:ServiceIamMember"
+BUCKET_MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
+ACL = "gcp:storage/{0}AccessControl:{1}AccessControl"
+
+# (policy, type, resource name) → what the message must say: the bad graph's every violation, no more.
+EXPECTED = {
+    ("bucket-public-access-prevention", "gcp:storage/bucket:Bucket", "data"): "must be 'enforced'",
+    ("cloud-run-deletion-protection-off", "gcp:cloudrunv2/service:Service", "scorer"): "must be false",
+    ("job-depends-on-grant", "pulumi-python:dynamic/tunifolk:RlftTuningJob", "rlft"): "does not depend",
+    ("no-public-invoker", RUN_MEMBER, "scorer-public"): "grants roles/run.invoker to allUsers",
+    ("no-public-invoker", BUCKET_MEMBER, "bucket-public"): "grants roles/storage.objectViewer to allUsers",
+    ("no-public-invoker", "gcp:storage/bucketIAMBinding:BucketIAMBinding", "bucket-binding"): (
+        "grants roles/storage.objectViewer to allAuthenticatedUsers"
+    ),
+    ("no-public-invoker", ACL.format("bucket", "Bucket"), "bucket-acl"): "gives READER to allUsers",
+    ("no-public-invoker", ACL.format("defaultObject", "DefaultObject"), "default-object-acl"): (
+        "gives READER to allAuthenticatedUsers"
+    ),
+    ("no-public-invoker", ACL.format("object", "Object"), "object-acl"): "gives READER to allUsers",
+    ("no-public-invoker", "gcp:projects/iAMMember:IAMMember", "project-member"): (
+        "grants roles/viewer to allAuthenticatedUsers"
+    ),
+    ("no-public-invoker", "gcp:projects/iAMBinding:IAMBinding", "project-binding"): (
+        "grants roles/viewer to allUsers"
+    ),
+    ("no-public-invoker", "gcp:cloudrunv2/serviceIamPolicy:ServiceIamPolicy", "scorer-policy"): (
+        "policyData grants roles/run.invoker to allUsers"
+    ),
+    ("no-public-invoker", "gcp:cloudrunv2/service:Service", "open-scorer"): "invokerIamDisabled is true",
+}
+
+
+def violations(output: str) -> dict[tuple[str, str], str]:
+    """(policy, URN) → the text the engine printed under each such violation line."""
+    found: dict[tuple[str, str], str] = {}
+    matches = list(VIOLATION.finditer(output))
+    for match, after in zip(matches, [*matches[1:], None], strict=True):
+        key = (match["policy"], match["urn"])
+        found[key] = found.get(key, "") + output[match.end() : after.start() if after else len(output)]
+    return found
 
 
 def test_policy_pack_passes_on_the_local_stack(tmp_path: Path) -> None:
@@ -27,18 +72,19 @@ def test_policy_pack_passes_on_the_local_stack(tmp_path: Path) -> None:
     assert "tunifolk-graph" in result.output and "mandatory" not in result.output, result.output
 
 
-def test_policy_pack_fails_on_a_bad_graph(tmp_path: Path) -> None:
+def test_policy_pack_fails_on_a_bad_graph_naming_each_resource(tmp_path: Path) -> None:
     require_engine()
-    stack = LocalStack(tmp_path, program=ROOT / "tests" / "fixtures" / "bad_graph", stack="bad")
+    bad_graph = ROOT / "tests" / "fixtures" / "bad_graph"
+    stack = LocalStack(tmp_path, program=bad_graph, stack="bad", env={"PYTHONPATH": str(ROOT)})
     stack.environment()
     stack.init()
     plain = stack.pulumi("preview", check=False)
     assert plain.code == 0, f"the bad graph must preview without the pack:\n{plain.output}"
-    result = stack.pulumi("preview", "--policy-pack", PACK, check=False)
+    result = stack.pulumi("preview", "--policy-pack", PACK, "--urns", check=False)
     assert result.code != 0, f"the policy pack let a bad graph through:\n{result.output}"
-    for rule in (*RULES, "job-depends-on-grant"):
-        assert f"[mandatory]  {rule}" in result.output, f"{rule} did not fire:\n{result.output}"
-    public = "scorer-public (gcp:cloudrunv2/serviceIamMember:ServiceIamMember) grants roles/run.invoker to "
-    public += "allUsers"
-    assert public in result.output
-    assert "Traceback" not in result.output
+    assert "Traceback" not in result.output and "can't run policy" not in result.output, result.output
+    found = violations(result.output)
+    expected = {(policy, f"{URN}{typ}::{name}"): message for (policy, typ, name), message in EXPECTED.items()}
+    assert set(found) == set(expected), f"{sorted(set(found) ^ set(expected))}:\n{result.output}"
+    for key, message in expected.items():
+        assert message in found[key], f"{key}: {message!r} not in {found[key]!r}"
