@@ -143,3 +143,38 @@ def test_worker_processes_serve_the_same_reward_and_stop_together() -> None:
                 break
         assert time.monotonic() < deadline, "a worker process still holds the port"
         time.sleep(0.1)
+
+
+def test_a_request_in_flight_never_holds_healthz(url: str) -> None:
+    """A long scoring call (the costliest 20,000 characters the scorer reads) runs off the event loop:
+    `/healthz` answers within 100 ms meanwhile (Cloud Run's probes, and the small requests behind)."""
+    import threading
+    import time
+
+    heavy = json.dumps(body("**a " * 5_000 + "<think>" * 2_000)).encode()
+    stop = threading.Event()
+    scored: list[int] = []
+
+    def load() -> None:
+        with requests.Session() as s:
+            while not stop.is_set():
+                scored.append(s.post(url, data=heavy, timeout=30).status_code)
+
+    workers = [threading.Thread(target=load) for _ in range(2)]
+    for w in workers:
+        w.start()
+    waits: list[float] = []
+    try:
+        with requests.Session() as s:
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                t0 = time.perf_counter()
+                assert s.get(url + "/healthz", timeout=5).status_code == 200
+                waits.append(time.perf_counter() - t0)
+                time.sleep(0.01)
+    finally:
+        stop.set()
+        for w in workers:
+            w.join()
+    assert scored and set(scored) == {200}, "the heavy requests were not all scored"
+    assert max(waits) < 0.1, f"/healthz waited {max(waits) * 1000:.0f} ms behind a scoring call"
