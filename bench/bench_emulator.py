@@ -19,8 +19,7 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from test_emulator import RewardServer, job_body, write_datasets  # noqa: E402
-
+from emulator_api import RewardServer, job_body, write_datasets  # noqa: E402
 from servers import emulator  # noqa: E402
 
 THREADS = 8

@@ -17,7 +17,7 @@ SNIPPET = """
 import sys, time
 t0 = time.perf_counter()
 sys.path[:0] = ["{root}", "{root}/tests"]
-from test_stack import run_program, stack_config
+from mocked_program import run_program, stack_config
 mocks, monitor, outputs, program_s = run_program(stack_config("dev"))
 assert outputs["job"] and not mocks.check_failures
 print(f"{{time.perf_counter() - t0:.3f}} {{program_s:.3f}} {{len(monitor.requests)}}")

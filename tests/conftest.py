@@ -1,10 +1,16 @@
-"""Shared pytest set-up: the project root on sys.path, and no test ever reaches a Google host."""
+"""Shared pytest set-up: the project root on sys.path, the fixtures several modules share, and the
+`slow` marker on every test that starts a server or the engine (`make test-fast` runs the others).
+
+Every fixture here is isolated per pytest-xdist worker: servers listen on free ports and keep their
+state under the test's own temporary directory, so `make test` runs the suite in parallel.
+"""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,6 +18,18 @@ ROOT = Path(__file__).resolve().parent.parent
 for p in (str(ROOT), str(ROOT / "tests")):
     if p not in sys.path:
         sys.path.insert(0, p)
+
+#: Fixtures that start a real server (emulator, scorer) or the engine: a test using one is slow.
+SERVER_FIXTURES = frozenset({"scorer_uri", "emu", "emulator_world", "stack"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark slow every test that uses a server fixture, and run the engine tests first: they are the
+    longest, and started first they share the xdist workers instead of ending the run on one."""
+    for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: not item.path.name.startswith("test_engine_"))  # stable: modules stay whole
 
 
 @pytest.fixture(scope="session")
@@ -23,10 +41,51 @@ def scorer_uri() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def gcs(tmp_path: Path) -> Path:
-    """A gs:// folder for the emulator, holding the test dataset (tests/jobs.py)."""
+@pytest.fixture(scope="module")
+def gcs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A gs:// folder for the emulator (which only reads it), holding the test dataset of tests/jobs.py:
+    64 training lines, or the module's `DATASET_LINES` when its runs need more steps."""
     from jobs import write_dataset
 
-    write_dataset(tmp_path, 64)
-    return tmp_path
+    path = tmp_path_factory.mktemp("gcs")
+    write_dataset(path, getattr(request.module, "DATASET_LINES", 64))
+    return path
+
+
+@pytest.fixture(scope="module")
+def emu(gcs: Path) -> Iterator[str]:
+    """One fault-free emulator per module over `gcs` (tests that count jobs start their own)."""
+    from jobs import fast_emulator
+
+    with fast_emulator(gcs) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def emulator_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any, str, str]]:
+    """One emulator, reward server and Arabic datasets per module (tests/emulator_api.py's `world`):
+    (emulator URL, reward server, train URI, validation URI)."""
+    from emulator_api import world
+
+    with world(tmp_path_factory.mktemp("world")) as opened:
+        yield opened
+
+
+@pytest.fixture
+def stack(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """An isolated local stack (tests/engine.py), started with `local start` and stopped after the
+    test. `@pytest.mark.local_stack(program=…, stack=…, step_seconds=…, emulator_args=(…))` sets it
+    up otherwise than the project's `local` stack at the default step."""
+    from engine import STEP_SECONDS, LocalStack, require_engine
+
+    require_engine()
+    marker = request.node.get_closest_marker("local_stack")
+    options = dict(marker.kwargs) if marker else {}
+    step_seconds = options.pop("step_seconds", STEP_SECONDS)
+    emulator_args = options.pop("emulator_args", ())
+    local = LocalStack(tmp_path, **options)
+    local.start(step_seconds, *emulator_args)
+    try:
+        yield local
+    finally:
+        local.stop()

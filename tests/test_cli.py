@@ -231,8 +231,8 @@ def test_the_demo_runs_end_to_end_and_leaves_nothing_running(tmp_path) -> None:
 @pytest.mark.parametrize("language", ["derja", "en"])
 def test_the_sample_request_matches_the_discovery_document(form: str, language: str) -> None:
     from discovery import validate
-    from tunifolk.cli.main import build_parser
     from tunifolk.cli.commands.sample import request_body
+    from tunifolk.cli.main import build_parser
 
     args = build_parser().parse_args(
         [

@@ -1,283 +1,37 @@
 """The emulator's API surface: shapes, sharp edges of validation and creation, serving, admin.
 
-Every test drives `python -m emulator` as a real process over HTTP, with a small in-test Cloud Run
-reward server standing in for the scorer, and checks every body against the discovery document.
-Helpers here are shared with the other tests/test_emulator_*.py files.
+Every test drives `python -m emulator` as a real process over HTTP (the `emulator_world` fixture:
+one emulator, a reward server and datasets for the module), and checks every body against the
+discovery document. The helpers live in tests/emulator_api.py.
 """
 
 from __future__ import annotations
 
-import contextlib
-import http.server
-import itertools
-import json
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
 
 from discovery import validate
-from servers import ROOT, emulator
-
-PROJECT = "proj"
-LOC = "us-central1"
-FAST = ("--step-seconds", "0.01")
-JUDGE = "projects/proj/locations/us-central1/publishers/google/models/gemini-2.5-pro"
-
-# --- a fixture Cloud Run reward server ------------------------------------------------------------
-
-
-def structure_reward(text: str) -> float:
-    """A deliberately naive structure reward: share of line ends that keep the malzuma rhyme plan.
-
-    It is easy to please by repeating one rhyme word, which is exactly what the hacking scenario
-    exploits.
-    """
-    blocks = [[ln.split() for ln in b.splitlines() if ln.strip()] for b in text.split("\n\n") if b.strip()]
-    if not blocks or not blocks[0]:
-        return -1.0
-    a = blocks[0][0][-1][-1]
-    hits = total = 0
-    for block in blocks[1:]:
-        ends = [ln[-1][-1] for ln in block[:4] if ln]
-        for x, y in itertools.pairwise(ends[:3]):
-            hits += x == y
-            total += 1
-        if len(ends) == 4:
-            hits += ends[3] == a
-            total += 1
-    return 2.0 * hits / total - 1.0 if total else -1.0
-
-
-class RewardServer:
-    """`/ok` scores the poem, `/zero` answers 0.0, `/fail` answers 500, `/invalid` a 200 without reward."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests.append(
-                    {"path": self.path, "body": body, "authorization": self.headers.get("Authorization")}
-                )
-                if self.path.startswith("/fail"):
-                    self._send(500, {"error": "boom"})
-                elif self.path.startswith("/invalid"):
-                    self._send(200, {"score": 1})
-                elif self.path.startswith("/zero"):
-                    self._send(200, {"reward": 0.0, "user_requested_aux_info": "{}"})
-                else:
-                    parts = body["response"]["parts"]
-                    text = "".join(p.get("text", "") for p in parts if not p.get("thought"))
-                    reward = structure_reward(text)
-                    self._send(200, {"reward": reward, "user_requested_aux_info": json.dumps({"s": reward})})
-
-            def _send(self, code: int, body: dict[str, Any]) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> RewardServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-# --- datasets and bodies ----------------------------------------------------------------------------
-
-
-def example(i: int = 0) -> dict[str, Any]:
-    return {
-        "systemInstruction": {"parts": [{"text": "أنت شاعر تونسي."}]},
-        "contents": [{"role": "user", "parts": [{"text": f"اكتب ملزومة رقم {i} عن البحر."}]}],
-        "references": {
-            "form": "malzuma",
-            "stanzas": "5",
-            "refrain": "yes",
-            "script": "arabic",
-            "theme": "البحر",
-        },
-    }
-
-
-def write_datasets(gcs_dir: Path, train: int = 64, val: int = 8) -> tuple[str, str]:
-    d = gcs_dir / "bucket" / "rlft"
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "train.jsonl").write_text(
-        "\n".join(json.dumps(example(i), ensure_ascii=False) for i in range(train))
-    )
-    (d / "val.jsonl").write_text("\n".join(json.dumps(example(i), ensure_ascii=False) for i in range(val)))
-    return "gs://bucket/rlft/train.jsonl", "gs://bucket/rlft/val.jsonl"
-
-
-def cloud_run_reward(name: str, uri: str) -> dict[str, Any]:
-    return {
-        "rewardName": name,
-        "parseResponseConfig": {"parseType": "IDENTITY"},
-        "cloudRunRewardScorer": {"cloudRunUri": uri},
-    }
-
-
-def autorater_reward(name: str = "poetic_quality", model: str | None = JUDGE) -> dict[str, Any]:
-    config: dict[str, Any] = {"samplingCount": 4}
-    if model is not None:
-        config["autoraterModel"] = model
-    return {
-        "rewardName": name,
-        "autoraterScorer": {
-            "autoraterConfig": config,
-            "autoraterPrompt": "Rate the poem {{response}} from -1 to 1.",
-            "parsedResponseConversionScorer": {},
-        },
-    }
-
-
-def job_body(
-    train: str,
-    val: str | None,
-    reward_uri: str,
-    labels: dict[str, str] | None = None,
-    **hp: Any,
-) -> dict[str, Any]:
-    hyper = {
-        "batchSize": 8,
-        "samplesPerPrompt": 16,
-        "epochCount": "2",
-        "learningRateMultiplier": 1.0,
-        "adapterSize": "ADAPTER_SIZE_SIXTEEN",
-        "maxOutputTokens": 32768,
-        "thinkingLevel": "HIGH",
-        "evaluateInterval": 2,
-        "checkpointInterval": 4,
-    }
-    hyper.update(hp)
-    for k, v in list(hyper.items()):
-        if v is None:
-            del hyper[k]
-    spec: dict[str, Any] = {
-        "trainingDatasetUri": train,
-        "hyperParameters": hyper,
-        "compositeRewardConfig": {
-            "weightedRewardConfigs": [
-                {"weight": 0.7, "rewardConfig": cloud_run_reward("structure", reward_uri)},
-                {"weight": 0.3, "rewardConfig": autorater_reward()},
-            ]
-        },
-    }
-    if val:
-        spec["validationDatasetUri"] = val
-    body: dict[str, Any] = {
-        "baseModel": "gemini-3.5-flash",
-        "tunedModelDisplayName": "tunifolk-test",
-        "labels": labels or {"tunifolk-spec": "0123456789abcdef"},
-        "reinforcementTuningSpec": spec,
-    }
-    return body
-
-
-# --- HTTP helpers -------------------------------------------------------------------------------------
-
-
-def api(url: str, path: str) -> str:
-    return f"{url}/v1beta1/{path}"
-
-
-def parent(location: str = LOC, project: str = PROJECT) -> str:
-    return f"projects/{project}/locations/{location}"
-
-
-def ok(r: requests.Response, schema: str | None = None) -> Any:
-    assert r.status_code == 200, (r.status_code, r.text[:500])
-    body = r.json()
-    if schema:
-        validate(schema, body)
-    return body
-
-
-def google_error(r: requests.Response, code: int, status: str | None = None) -> str:
-    """Assert Google's JSON error shape; return the message."""
-    assert r.status_code == code, (r.status_code, r.text[:500])
-    assert r.headers["content-type"].startswith("application/json")
-    err = r.json()["error"]
-    assert set(err) == {"code", "message", "status"}
-    assert err["code"] == code
-    if status:
-        assert err["status"] == status
-    return err["message"]
-
-
-def create_job(url: str, body: dict[str, Any], location: str = LOC) -> dict[str, Any]:
-    validate("TuningJob", body)
-    return ok(requests.post(api(url, parent(location) + "/tuningJobs"), json=body, timeout=10), "TuningJob")
-
-
-def get_job(url: str, name: str) -> dict[str, Any]:
-    return ok(requests.get(api(url, name), timeout=10), "TuningJob")
-
-
-def wait_for(url: str, name: str, states: set[str], timeout: float = 40.0) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        job = get_job(url, name)
-        if job["state"] in states:
-            return job
-        assert time.monotonic() < deadline, f"job stuck in {job['state']}"
-        time.sleep(0.02)
-
-
-def validate_reward(url: str, body: dict[str, Any], location: str = LOC) -> requests.Response:
-    return requests.post(
-        api(url, parent(location) + "/tuningJobs:validateReinforcementTuningReward"), json=body, timeout=30
-    )
-
-
-def admin(url: str, what: str) -> dict[str, Any]:
-    r = requests.get(f"{url}/emulator/{what}", timeout=10)
-    assert r.status_code == 200
-    return r.json()
-
-
-def sample_response(text: str = "يا بحر يا ساكن الدار\nنحكيلك على النار") -> dict[str, Any]:
-    return {"role": "model", "parts": [{"text": "thinking...", "thought": True}, {"text": text}]}
-
-
-@contextlib.contextmanager
-def world(tmp: Path, *args: str) -> Iterator[tuple[str, RewardServer, str, str]]:
-    """An emulator (with ARGS) over a fresh gcs dir holding datasets, plus a reward server."""
-    train, val = write_datasets(tmp / "gcs")
-    with RewardServer() as rs, emulator(*FAST, "--gcs-dir", str(tmp / "gcs"), *args) as url:
-        yield url, rs, train, val
-
-
-# --- shared emulator for this module ------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, RewardServer, str, str]]:
-    with world(tmp_path_factory.mktemp("emu")) as w:
-        yield w
+from emulator_api import (
+    admin,
+    api,
+    autorater_reward,
+    cloud_run_reward,
+    create_job,
+    example,
+    get_job,
+    google_error,
+    job_body,
+    ok,
+    parent,
+    sample_response,
+    validate_reward,
+    wait_for,
+)
+from servers import ROOT
 
 
 def test_cli_help_documents_every_option() -> None:
@@ -297,15 +51,15 @@ def test_cli_help_documents_every_option() -> None:
         assert opt in out, opt
 
 
-def test_healthz_and_unknown_paths(env: tuple) -> None:
-    url = env[0]
+def test_healthz_and_unknown_paths(emulator_world: tuple) -> None:
+    url = emulator_world[0]
     assert requests.get(url + "/healthz", timeout=5).status_code == 200
     r = requests.get(url + "/v1beta1/nothing/here", timeout=5)
     assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")
 
 
-def test_rlft_only_in_us_central1_and_europe_west4(env: tuple) -> None:
-    url, rs, train, val = env
+def test_rlft_only_in_us_central1_and_europe_west4(emulator_world: tuple) -> None:
+    url, rs, train, val = emulator_world
     body = job_body(train, val, rs.url + "/ok")
     for loc in ("us-east1", "global", "europe-west1"):
         r = requests.post(api(url, parent(loc) + "/tuningJobs"), json=body, timeout=10)
@@ -322,8 +76,8 @@ def test_rlft_only_in_us_central1_and_europe_west4(env: tuple) -> None:
         google_error(r, 400, "INVALID_ARGUMENT")
 
 
-def test_validate_lives_under_tuning_jobs_only(env: tuple) -> None:
-    url = env[0]
+def test_validate_lives_under_tuning_jobs_only(emulator_world: tuple) -> None:
+    url = emulator_world[0]
     body = {
         "example": example(),
         "sampleResponse": sample_response(),
@@ -337,8 +91,8 @@ def test_validate_lives_under_tuning_jobs_only(env: tuple) -> None:
     ok(validate_reward(url, body), "ValidateReinforcementTuningRewardResponse")
 
 
-def test_validate_field_must_be_example(env: tuple) -> None:
-    url = env[0]
+def test_validate_field_must_be_example(emulator_world: tuple) -> None:
+    url = emulator_world[0]
     body = {
         "reinforcementTuningExample": example(),
         "sampleResponse": sample_response(),
@@ -348,8 +102,8 @@ def test_validate_field_must_be_example(env: tuple) -> None:
     assert "reinforcementTuningExample" in msg
 
 
-def test_autorater_without_model_is_an_error_and_nan(env: tuple) -> None:
-    url = env[0]
+def test_autorater_without_model_is_an_error_and_nan(emulator_world: tuple) -> None:
+    url = emulator_world[0]
     body = {
         "example": example(),
         "sampleResponse": sample_response(),
@@ -365,8 +119,8 @@ def test_autorater_without_model_is_an_error_and_nan(env: tuple) -> None:
     assert "Error for reward [poetic_quality]: Missing autorater model" in out["errorStatus"]["message"]
 
 
-def test_autorater_bare_model_name_is_an_internal_error(env: tuple) -> None:
-    url = env[0]
+def test_autorater_bare_model_name_is_an_internal_error(emulator_world: tuple) -> None:
+    url = emulator_world[0]
     body = {
         "example": example(),
         "sampleResponse": sample_response(),
@@ -378,8 +132,8 @@ def test_autorater_bare_model_name_is_an_internal_error(env: tuple) -> None:
     assert "Internal error" in info["errorStatus"]["message"]
 
 
-def test_autorater_full_name_gives_a_finite_reward(env: tuple) -> None:
-    url = env[0]
+def test_autorater_full_name_gives_a_finite_reward(emulator_world: tuple) -> None:
+    url = emulator_world[0]
     body = {
         "example": example(),
         "sampleResponse": sample_response(),
@@ -393,8 +147,8 @@ def test_autorater_full_name_gives_a_finite_reward(env: tuple) -> None:
     assert again == out  # the stand-in judge is deterministic
 
 
-def test_unavailable_judge_in_region_is_not_found(env: tuple) -> None:
-    url = env[0]
+def test_unavailable_judge_in_region_is_not_found(emulator_world: tuple) -> None:
+    url = emulator_world[0]
     model = "projects/proj/locations/us-central1/publishers/google/models/gemini-3-pro-preview"
     body = {
         "example": example(),
@@ -406,8 +160,8 @@ def test_unavailable_judge_in_region_is_not_found(env: tuple) -> None:
     assert out["rewardInfoDetails"]["poetic_quality"]["errorStatus"]["code"] == 5
 
 
-def test_judge_probe_per_region(env: tuple) -> None:
-    url = env[0]
+def test_judge_probe_per_region(emulator_world: tuple) -> None:
+    url = emulator_world[0]
     probe = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
     validate("GenerateContentRequest", probe)
     for loc in ("us-central1", "europe-west4"):
@@ -419,8 +173,8 @@ def test_judge_probe_per_region(env: tuple) -> None:
             google_error(requests.post(api(url, path), json=probe, timeout=10), 404, "NOT_FOUND")
 
 
-def test_cloud_run_reward_is_a_real_call_with_the_contract_body(env: tuple) -> None:
-    url, rs, _, _ = env
+def test_cloud_run_reward_is_a_real_call_with_the_contract_body(emulator_world: tuple) -> None:
+    url, rs, _, _ = emulator_world
     before = len(rs.requests)
     body = {
         "example": example(),
@@ -439,8 +193,8 @@ def test_cloud_run_reward_is_a_real_call_with_the_contract_body(env: tuple) -> N
     assert "userRequestedAuxInfo" in info and "errorStatus" not in info
 
 
-def test_zero_reward_is_written_without_its_field(env: tuple) -> None:
-    url, rs, _, _ = env
+def test_zero_reward_is_written_without_its_field(emulator_world: tuple) -> None:
+    url, rs, _, _ = emulator_world
     body = {
         "example": example(),
         "sampleResponse": sample_response(),
@@ -453,8 +207,8 @@ def test_zero_reward_is_written_without_its_field(env: tuple) -> None:
     assert "errorStatus" not in out
 
 
-def test_failing_cloud_run_is_retried_then_nan(env: tuple) -> None:
-    url, rs, _, _ = env
+def test_failing_cloud_run_is_retried_then_nan(emulator_world: tuple) -> None:
+    url, rs, _, _ = emulator_world
     before = len(rs.requests)
     body = {
         "example": example(),
@@ -469,8 +223,8 @@ def test_failing_cloud_run_is_retried_then_nan(env: tuple) -> None:
     assert [c["attempt"] for c in calls] == [1, 2, 3, 4, 5, 6]
 
 
-def test_invalid_reward_response_is_nan(env: tuple) -> None:
-    url, rs, _, _ = env
+def test_invalid_reward_response_is_nan(emulator_world: tuple) -> None:
+    url, rs, _, _ = emulator_world
     body = {
         "example": example(),
         "sampleResponse": sample_response(),
@@ -480,8 +234,8 @@ def test_invalid_reward_response_is_nan(env: tuple) -> None:
     assert out["rewardInfoDetails"]["structure"]["reward"] == "NaN"
 
 
-def test_string_match_and_code_execution_rewards(env: tuple) -> None:
-    url = env[0]
+def test_string_match_and_code_execution_rewards(emulator_world: tuple) -> None:
+    url = emulator_world[0]
     sm = {
         "rewardName": "has_sea",
         "stringMatchRewardScorer": {
@@ -513,8 +267,8 @@ def test_string_match_and_code_execution_rewards(env: tuple) -> None:
     assert out["overallReward"] == 1.0
 
 
-def test_unknown_keys_are_rejected_naming_the_key(env: tuple) -> None:
-    url, rs, train, val = env
+def test_unknown_keys_are_rejected_naming_the_key(emulator_world: tuple) -> None:
+    url, rs, train, val = emulator_world
     body = job_body(train, val, rs.url + "/ok")
     body["reinforcementTuningSpec"]["hyperParameters"]["epochs"] = "3"
     msg = google_error(requests.post(api(url, parent() + "/tuningJobs"), json=body, timeout=10), 400)
@@ -543,15 +297,15 @@ def test_unknown_keys_are_rejected_naming_the_key(env: tuple) -> None:
         ({"adapterSize": "ADAPTER_SIZE_SIXTY_FOUR"}, "adapter_size"),
     ],
 )
-def test_bad_hyper_parameters_are_400(env: tuple, change: dict[str, Any], needle: str) -> None:
-    url, rs, train, val = env
+def test_bad_hyper_parameters_are_400(emulator_world: tuple, change: dict[str, Any], needle: str) -> None:
+    url, rs, train, val = emulator_world
     body = job_body(train, val, rs.url + "/ok", **change)
     msg = google_error(requests.post(api(url, parent() + "/tuningJobs"), json=body, timeout=10), 400)
     assert needle in msg
 
 
-def test_v1_silently_drops_rlft_fields(env: tuple) -> None:
-    url, rs, train, val = env
+def test_v1_silently_drops_rlft_fields(emulator_world: tuple) -> None:
+    url, rs, train, val = emulator_world
     job = create_job(url, job_body(train, val, rs.url + "/ok"))
     v1 = requests.get(f"{url}/v1/{job['name']}", timeout=10).json()
     assert v1["name"] == job["name"]
@@ -574,15 +328,15 @@ def test_v1_silently_drops_rlft_fields(env: tuple) -> None:
     wait_for(url, job["name"], {"JOB_STATE_SUCCEEDED"})
 
 
-def test_tuning_jobs_cannot_be_deleted(env: tuple) -> None:
-    url = env[0]
+def test_tuning_jobs_cannot_be_deleted(emulator_world: tuple) -> None:
+    url = emulator_world[0]
     r = requests.delete(api(url, parent() + "/tuningJobs/123"), timeout=10)
     assert google_error(r, 404, "NOT_FOUND") == "Method not found."
     google_error(requests.get(api(url, parent() + "/tuningJobs/123"), timeout=10), 404, "NOT_FOUND")
 
 
-def test_list_filters_by_label_and_pages(env: tuple) -> None:
-    url, rs, train, val = env
+def test_list_filters_by_label_and_pages(emulator_world: tuple) -> None:
+    url, rs, train, val = emulator_world
     names = []
     for i in range(3):
         job = create_job(
@@ -616,8 +370,8 @@ def test_list_filters_by_label_and_pages(env: tuple) -> None:
         wait_for(url, name, {"JOB_STATE_SUCCEEDED"})
 
 
-def test_admin_endpoints(env: tuple) -> None:
-    url = env[0]
+def test_admin_endpoints(emulator_world: tuple) -> None:
+    url = emulator_world[0]
     jobs = admin(url, "jobs")["jobs"]
     assert all({"id", "state", "totalSteps", "completedSteps", "job"} <= set(j) for j in jobs)
     reqs = admin(url, "requests")

@@ -7,7 +7,8 @@ import time
 from pathlib import Path
 
 import requests
-from test_emulator import admin, api, create_job, google_error, job_body, ok, parent, wait_for, world
+
+from emulator_api import admin, api, create_job, google_error, job_body, ok, parent, wait_for, world
 
 JOBS = parent() + "/tuningJobs"
 

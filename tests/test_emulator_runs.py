@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-from test_emulator import (
+
+from discovery import validate
+from emulator_api import (
     FAST,
-    RewardServer,
     admin,
     api,
     create_job,
@@ -27,28 +27,20 @@ from test_emulator import (
     wait_for,
     world,
 )
-
-from discovery import validate
+from polling import poll
 from scorer.catalogue import instruction
 from scorer.score import score
 from servers import ROOT, emulator, scorer
-
-TERMINAL = {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED"}
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, RewardServer, str, str]]:
-    with world(tmp_path_factory.mktemp("runs")) as w:
-        yield w
+from tunifolk.job.limits import TERMINAL_STATES
 
 
 @pytest.fixture(scope="module")
-def finished(env: tuple) -> dict[str, Any]:
+def finished(emulator_world: tuple) -> dict[str, Any]:
     """One honest run: 64 examples, batch 8, 2 epochs → 16 steps; eval every 2, checkpoint every 4."""
-    url, rs, train, val = env
+    url, rs, train, val = emulator_world
     job = create_job(url, job_body(train, val, rs.url + "/ok"))
     assert job["state"] == "JOB_STATE_PENDING"
-    return wait_for(url, job["name"], TERMINAL)
+    return wait_for(url, job["name"], TERMINAL_STATES)
 
 
 def series_of(url: str, job: dict[str, Any]) -> tuple[str, dict[str, dict[str, Any]]]:
@@ -100,8 +92,8 @@ def halves(points: list[tuple[int, float]]) -> tuple[float, float]:
     return mean(values[:k]), mean(values[-k:])
 
 
-def test_lifecycle_checkpoints_and_tuned_model(env: tuple, finished: dict[str, Any]) -> None:
-    url = env[0]
+def test_lifecycle_checkpoints_and_tuned_model(emulator_world: tuple, finished: dict[str, Any]) -> None:
+    url = emulator_world[0]
     job = finished
     assert job["state"] == "JOB_STATE_SUCCEEDED"
     assert {"createTime", "startTime", "endTime", "updateTime", "experiment"} <= set(job)
@@ -121,8 +113,8 @@ def test_lifecycle_checkpoints_and_tuned_model(env: tuple, finished: dict[str, A
     assert internal["completedSteps"] == 16 and internal["totalSteps"] == 16
 
 
-def test_reward_calls_carry_step_and_job_id(env: tuple, finished: dict[str, Any]) -> None:
-    url, rs = env[0], env[1]
+def test_reward_calls_carry_step_and_job_id(emulator_world: tuple, finished: dict[str, Any]) -> None:
+    url, rs = emulator_world[0], emulator_world[1]
     job_id = finished["name"].rsplit("/", 1)[-1]
     calls = [r for r in rs.requests if r["body"]["metadata"].get("tuning_job_id") == job_id]
     steps = {c["body"]["metadata"]["step"] for c in calls}
@@ -138,8 +130,8 @@ def test_reward_calls_carry_step_and_job_id(env: tuple, finished: dict[str, Any]
     assert len(recorded) == len(calls)
 
 
-def test_metrics_series_shapes_and_values(env: tuple, finished: dict[str, Any]) -> None:
-    url = env[0]
+def test_metrics_series_shapes_and_values(emulator_world: tuple, finished: dict[str, Any]) -> None:
+    url = emulator_world[0]
     tb, series = series_of(url, finished)
     assert len(series) == 39
     assert {"/train_mean_reward", "/learnable_prompt_ratio", "structure/train_rpc_error_ratio"} <= set(series)
@@ -154,8 +146,8 @@ def test_metrics_series_shapes_and_values(env: tuple, finished: dict[str, Any]) 
     assert all(0 <= v <= 1 for _, v in data["/learnable_prompt_ratio"])
 
 
-def test_zero_scalars_are_written_without_value(env: tuple, finished: dict[str, Any]) -> None:
-    url = env[0]
+def test_zero_scalars_are_written_without_value(emulator_world: tuple, finished: dict[str, Any]) -> None:
+    url = emulator_world[0]
     _, series = series_of(url, finished)
     name = series["structure/train_rpc_error_ratio"]["name"]
     out = ok(requests.get(api(url, name + ":read"), timeout=10), "ReadTensorboardTimeSeriesDataResponse")
@@ -165,8 +157,8 @@ def test_zero_scalars_are_written_without_value(env: tuple, finished: dict[str, 
     assert all(isinstance(v["step"], str) for v in values)
 
 
-def test_batch_read_allows_at_most_20_series(env: tuple, finished: dict[str, Any]) -> None:
-    url = env[0]
+def test_batch_read_allows_at_most_20_series(emulator_world: tuple, finished: dict[str, Any]) -> None:
+    url = emulator_world[0]
     tb, series = series_of(url, finished)
     names = [s["name"] for s in series.values()]
     r = requests.get(api(url, tb + ":batchRead"), params=[("timeSeries", n) for n in names[:21]], timeout=10)
@@ -175,8 +167,8 @@ def test_batch_read_allows_at_most_20_series(env: tuple, finished: dict[str, Any
     assert len(ok(r, "BatchReadTensorboardTimeSeriesDataResponse")["timeSeriesData"]) == 20
 
 
-def test_serving_and_cleanup(env: tuple, finished: dict[str, Any]) -> None:
-    url = env[0]
+def test_serving_and_cleanup(emulator_world: tuple, finished: dict[str, Any]) -> None:
+    url = emulator_world[0]
     tuned = finished["tunedModel"]
     prompt = {"contents": [{"role": "user", "parts": [{"text": "اكتب ملزومة عن البحر"}]}]}
     validate("GenerateContentRequest", prompt)
@@ -219,83 +211,85 @@ def test_serving_and_cleanup(env: tuple, finished: dict[str, Any]) -> None:
 
 def finish(url: str, op: dict[str, Any]) -> dict[str, Any]:
     """Poll a long-running operation until it is done, as a client does."""
-    deadline = time.monotonic() + 10
-    while not op.get("done"):
-        assert time.monotonic() < deadline, op
-        time.sleep(0.02)
-        op = ok(requests.get(api(url, op["name"]), timeout=10), "GoogleLongrunningOperation")
-    return op
+    if op.get("done"):
+        return op
+    return poll(
+        lambda: ok(requests.get(api(url, op["name"]), timeout=10), "GoogleLongrunningOperation"),
+        lambda read: read.get("done"),
+        timeout=10,
+        what=f"operation {op['name']} to be done",
+    )
 
 
-def test_model_cannot_be_deleted_while_deployed(env: tuple) -> None:
-    url, rs, train, val = env
+def test_model_cannot_be_deleted_while_deployed(emulator_world: tuple) -> None:
+    url, rs, train, val = emulator_world
     job = create_job(url, job_body(train, val, rs.url + "/ok", epochCount="1"))
-    job = wait_for(url, job["name"], TERMINAL)
+    job = wait_for(url, job["name"], TERMINAL_STATES)
     model = job["tunedModel"]["model"]
     google_error(requests.delete(api(url, model.partition("@")[0]), timeout=10), 400, "FAILED_PRECONDITION")
     google_error(requests.delete(api(url, model + ":deleteVersion"), timeout=10), 400, "FAILED_PRECONDITION")
 
 
-def test_europe_west4_serves_from_eu(env: tuple) -> None:
-    url, rs, train, val = env
+def test_europe_west4_serves_from_eu(emulator_world: tuple) -> None:
+    url, rs, train, val = emulator_world
     job = create_job(url, job_body(train, val, rs.url + "/ok", epochCount="1"), location="europe-west4")
-    job = wait_for(url, job["name"], TERMINAL)
+    job = wait_for(url, job["name"], TERMINAL_STATES)
     assert job["state"] == "JOB_STATE_SUCCEEDED"
     assert job["tunedModel"]["endpoint"].startswith("projects/proj/locations/eu/endpoints/")
     assert job["tunedModel"]["model"].startswith("projects/proj/locations/europe-west4/models/")
 
 
-def test_missing_dataset_fails_the_job(env: tuple) -> None:
-    url, rs, _, val = env
+def test_missing_dataset_fails_the_job(emulator_world: tuple) -> None:
+    url, rs, _, val = emulator_world
     job = create_job(url, job_body("gs://bucket/nope/train.jsonl", val, rs.url + "/ok"))
-    job = wait_for(url, job["name"], TERMINAL)
+    job = wait_for(url, job["name"], TERMINAL_STATES)
     assert job["state"] == "JOB_STATE_FAILED"
     assert "gs://bucket/nope/train.jsonl" in job["error"]["message"]
     assert "tunedModel" not in job
 
 
-def test_no_validation_set_splits_the_training_set(env: tuple) -> None:
-    url, rs, train, _ = env
+def test_no_validation_set_splits_the_training_set(emulator_world: tuple) -> None:
+    url, rs, train, _ = emulator_world
     job = create_job(url, job_body(train, None, rs.url + "/ok", epochCount="1"))
-    assert wait_for(url, job["name"], TERMINAL)["state"] == "JOB_STATE_SUCCEEDED"
+    assert wait_for(url, job["name"], TERMINAL_STATES)["state"] == "JOB_STATE_SUCCEEDED"
 
 
-def test_step_count_is_capped_at_500(env: tuple) -> None:
-    url, rs, train, val = env
+def test_step_count_is_capped_at_500(emulator_world: tuple) -> None:
+    url, rs, train, val = emulator_world
     job = create_job(url, job_body(train, val, rs.url + "/ok", epochCount=None, stepCount="600"))
-    job = wait_for(url, job["name"], {"JOB_STATE_RUNNING", *TERMINAL})
+    job = wait_for(url, job["name"], {"JOB_STATE_RUNNING", *TERMINAL_STATES})
     assert job["tuningDataStats"]["reinforcementTuningDataStats"]["tuningStepCount"] == "500"
     assert ok(requests.post(api(url, job["name"] + ":cancel"), json={}, timeout=10)) == {}
 
 
-def test_cancel_ends_cancelled_and_terminal_cancel_is_refused(env: tuple) -> None:
-    url, rs, train, val = env
+def test_cancel_ends_cancelled_and_terminal_cancel_is_refused(emulator_world: tuple) -> None:
+    url, rs, train, val = emulator_world
     job = create_job(url, job_body(train, val, rs.url + "/ok", epochCount="50"))
     wait_for(url, job["name"], {"JOB_STATE_RUNNING"})
     assert ok(requests.post(api(url, job["name"] + ":cancel"), json={}, timeout=10)) == {}
-    job = wait_for(url, job["name"], TERMINAL)
+    job = wait_for(url, job["name"], TERMINAL_STATES)
     assert job["state"] == "JOB_STATE_CANCELLED"
     assert job["error"]["code"] == 1
     r = requests.post(api(url, job["name"] + ":cancel"), json={}, timeout=10)
     google_error(r, 400, "FAILED_PRECONDITION")
 
 
-def test_too_many_errored_rewards_fail_the_job(env: tuple) -> None:
-    url, rs, train, val = env
+def test_too_many_errored_rewards_fail_the_job(emulator_world: tuple) -> None:
+    url, rs, train, val = emulator_world
     job = create_job(url, job_body(train, val, rs.url + "/fail"))
-    job = wait_for(url, job["name"], TERMINAL)
+    job = wait_for(url, job["name"], TERMINAL_STATES)
     assert job["state"] == "JOB_STATE_FAILED"
     assert "80%" in job["error"]["message"]
 
 
-def test_missing_autorater_model_aborts_the_run(env: tuple) -> None:
+def test_missing_autorater_model_aborts_the_run(emulator_world: tuple) -> None:
     """The seed's near miss: the judge reward is 30 % of the weight but all its calls error."""
-    url, rs, train, val = env
+    url, rs, train, val = emulator_world
     body = job_body(train, val, rs.url + "/ok")
     body["reinforcementTuningSpec"]["compositeRewardConfig"]["weightedRewardConfigs"][1]["rewardConfig"][
         "autoraterScorer"
     ]["autoraterConfig"].pop("autoraterModel")
-    job = wait_for(url, create_job(url, body)["name"], TERMINAL)
+    job = wait_for(url, create_job(url, body)["name"], TERMINAL_STATES)
     assert job["state"] == "JOB_STATE_FAILED"
     assert "poetic_quality" in job["error"]["message"]
 
@@ -303,7 +297,7 @@ def test_missing_autorater_model_aborts_the_run(env: tuple) -> None:
 def test_hacking_scenario_diverges(tmp_path: Path) -> None:
     with world(tmp_path, "--scenario", "hacking") as (url, rs, train, val):
         job = create_job(url, job_body(train, val, rs.url + "/ok", batchSize=4, epochCount="3"))
-        job = wait_for(url, job["name"], TERMINAL)
+        job = wait_for(url, job["name"], TERMINAL_STATES)
         assert job["state"] == "JOB_STATE_SUCCEEDED"
         tb, series = series_of(url, job)
         data = read_all(url, tb, series)
@@ -317,7 +311,7 @@ def test_hacking_scenario_diverges(tmp_path: Path) -> None:
 def test_failing_reward_calls_show_in_rpc_error_ratio(tmp_path: Path) -> None:
     with world(tmp_path, "--reward-fail-rate", "0.5", "--samples-per-step", "8") as (url, rs, train, val):
         job = create_job(url, job_body(train, val, rs.url + "/ok"))
-        job = wait_for(url, job["name"], TERMINAL)
+        job = wait_for(url, job["name"], TERMINAL_STATES)
         assert job["state"] == "JOB_STATE_SUCCEEDED"
         tb, series = series_of(url, job)
         data = read_all(url, tb, series)
@@ -329,7 +323,7 @@ def test_failing_reward_calls_show_in_rpc_error_ratio(tmp_path: Path) -> None:
 def test_fail_at_step_and_progress_field(tmp_path: Path) -> None:
     with world(tmp_path, "--fail-at-step", "5", "--report-progress") as (url, rs, train, val):
         job = create_job(url, job_body(train, val, rs.url + "/ok"))
-        job = wait_for(url, job["name"], TERMINAL)
+        job = wait_for(url, job["name"], TERMINAL_STATES)
         assert job["state"] == "JOB_STATE_FAILED"
         assert job["tuningJobMetadata"]["completedStepCount"] == "4"
         assert [c["step"] for c in job["tunedModel"]["checkpoints"]] == ["4"]
@@ -342,7 +336,7 @@ def test_cancel_may_be_ignored(tmp_path: Path) -> None:
         job = create_job(url, job_body(train, val, rs.url + "/ok"))
         ok(requests.post(api(url, job["name"] + ":cancel"), json={}, timeout=10))
         assert get_job(url, job["name"])["state"] == "JOB_STATE_CANCELLING"
-        job = wait_for(url, job["name"], TERMINAL)
+        job = wait_for(url, job["name"], TERMINAL_STATES)
         assert job["state"] == "JOB_STATE_SUCCEEDED"
 
 
@@ -401,7 +395,7 @@ def real_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
 def run_mixed(url: str, scorer_url: str, train: str, val: str) -> tuple[dict[str, Any], dict[str, Any]]:
     hp = {"epochCount": "4", "evaluateInterval": 4, "checkpointInterval": 7}
     body = job_body(train, val, scorer_url + "/score", **hp)
-    job = wait_for(url, create_job(url, body)["name"], TERMINAL)
+    job = wait_for(url, create_job(url, body)["name"], TERMINAL_STATES)
     assert job["state"] == "JOB_STATE_SUCCEEDED"
     assert job["tuningDataStats"]["reinforcementTuningDataStats"]["tuningStepCount"] == "28"
     tb, series = series_of(url, job)

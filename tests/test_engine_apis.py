@@ -6,12 +6,10 @@ file under `<stand-in state>/apis/<project>/`, as Service Usage keeps it on afte
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from components.apis import SERVICES
-from engine import LocalStack, require_engine
+from engine import LocalStack
 
 pytestmark = pytest.mark.slow
 
@@ -24,44 +22,36 @@ def _enabled(stack: LocalStack) -> list[str]:
     return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
 
 
-def test_enable_apis_comes_first_and_stays_on_after_destroy(tmp_path: Path) -> None:
-    require_engine()
-    stack = LocalStack(tmp_path)
-    stack.start()
-    try:
-        stack.init()
-        config = stack.config_file(
-            "apis.yaml", {"  tunifolk:cleanup: all": "  tunifolk:cleanup: all\n  tunifolk:enableApis: true"}
-        )
-        stack.pulumi("up", "--yes", "--skip-preview", "--config-file", str(config))
+def test_enable_apis_comes_first_and_stays_on_after_destroy(stack: LocalStack) -> None:
+    stack.init()
+    config = stack.config_file(
+        "apis.yaml", {"  tunifolk:cleanup: all": "  tunifolk:cleanup: all\n  tunifolk:enableApis: true"}
+    )
+    stack.pulumi("up", "--yes", "--skip-preview", "--config-file", str(config))
 
-        resources = stack.resources()
-        services = [r for r in resources if r["type"] == SERVICE]
-        assert sorted(r["inputs"]["service"] for r in services) == sorted(SERVICES)
-        assert all(r["inputs"]["disableOnDestroy"] is False for r in services)
-        assert _enabled(stack) == sorted(SERVICES)
-        # Everything that calls an API waits for all of them: the components (and so their children)
-        # depend on every Service.
-        service_urns = {r["urn"] for r in services}
-        by_urn = {r["urn"]: r for r in resources}
-        for kind in NEEDS_APIS:
-            (component,) = [r for r in resources if r["type"] == kind]
-            missing = service_urns - set(component.get("dependencies") or [])
-            assert not missing, f"{kind} does not wait for {sorted(missing)}"
-            children = [r for r in resources if r.get("parent") == component["urn"]]
-            assert children, f"{kind} has no children"
-        assert all(by_urn[u]["parent"].endswith("EnabledApis::apis") for u in service_urns)
-        # and it did: the last API was on before the stand-in made its first other resource
-        records = [
-            f for f in (stack.standin / "resources").rglob("*.json") if f.parent.name != "projects.service"
-        ]
-        apis = list((stack.standin / "apis" / "tunifolk-local").iterdir())
-        assert records and max(a.stat().st_mtime_ns for a in apis) < min(
-            f.stat().st_mtime_ns for f in records
-        )
+    resources = stack.resources()
+    services = [r for r in resources if r["type"] == SERVICE]
+    assert sorted(r["inputs"]["service"] for r in services) == sorted(SERVICES)
+    assert all(r["inputs"]["disableOnDestroy"] is False for r in services)
+    assert _enabled(stack) == sorted(SERVICES)
+    # Everything that calls an API waits for all of them: the components (and so their children)
+    # depend on every Service.
+    service_urns = {r["urn"] for r in services}
+    by_urn = {r["urn"]: r for r in resources}
+    for kind in NEEDS_APIS:
+        (component,) = [r for r in resources if r["type"] == kind]
+        missing = service_urns - set(component.get("dependencies") or [])
+        assert not missing, f"{kind} does not wait for {sorted(missing)}"
+        children = [r for r in resources if r.get("parent") == component["urn"]]
+        assert children, f"{kind} has no children"
+    assert all(by_urn[u]["parent"].endswith("EnabledApis::apis") for u in service_urns)
+    # and it did: the last API was on before the stand-in made its first other resource
+    records = [
+        f for f in (stack.standin / "resources").rglob("*.json") if f.parent.name != "projects.service"
+    ]
+    apis = list((stack.standin / "apis" / "tunifolk-local").iterdir())
+    assert records and max(a.stat().st_mtime_ns for a in apis) < min(f.stat().st_mtime_ns for f in records)
 
-        stack.pulumi("destroy", "--yes", "--skip-preview")
-        assert stack.resources() == []
-        assert _enabled(stack) == sorted(SERVICES), "destroy disabled an API the project may still use"
-    finally:
-        stack.stop()
+    stack.pulumi("destroy", "--yes", "--skip-preview")
+    assert stack.resources() == []
+    assert _enabled(stack) == sorted(SERVICES), "destroy disabled an API the project may still use"

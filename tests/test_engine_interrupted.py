@@ -10,34 +10,22 @@ creation and the end of `wait: succeeded` is seconds wide.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from engine import LocalStack, kill_tree, require_engine, wait_until
+from engine import LocalStack, kill_tree
+from polling import poll
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def stack(tmp_path: Path) -> Iterator[LocalStack]:
-    require_engine()
-    local = LocalStack(tmp_path)
-    local.start(step_seconds="0.25")
-    try:
-        yield local
-    finally:
-        local.stop()
-
-
+@pytest.mark.local_stack(step_seconds="0.25")
 def test_interrupted_up_adopts_the_job_and_destroy_cleans_up(stack: LocalStack) -> None:
     one_epoch = stack.config_file("one-epoch.yaml", {"epochCount: 6": "epochCount: 1"})
     stack.init()
 
     up = stack.popen_up("--config-file", str(one_epoch))
     try:
-        wait_until(lambda: stack.jobs() or up.poll() is not None, 180, "the tuning job to exist")
+        poll(lambda: stack.jobs() or up.poll() is not None, timeout=180, what="the tuning job to exist")
     finally:
         kill_tree(up)
     out = up.stdout.read() if up.stdout else ""

@@ -10,7 +10,6 @@ leaves nothing.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +17,11 @@ import pytest
 import requests
 
 import servers
-from engine import STEP_SECONDS, LocalStack, require_engine
+from engine import LocalStack
 from jobs import inputs, write_dataset
+from polling import job_state
 from tunifolk.job import bodies
+from tunifolk.job.limits import TERMINAL_STATES
 
 pytestmark = pytest.mark.slow
 JOB_URN_PART = "RlftTuningJob::rlft"
@@ -45,81 +46,74 @@ def other_spec_job(stack: LocalStack, scorer_uri: str) -> str:
     body = bodies.build_tuning_job({**inputs(scorer_uri), "project": "tunifolk-local"})
     parent = "projects/tunifolk-local/locations/us-central1"
     job = requests.post(f"{stack.vertex}/v1beta1/{parent}/tuningJobs", json=body, timeout=30).json()
-    for _ in range(600):
-        state = requests.get(f"{stack.vertex}/v1beta1/{job['name']}", timeout=10).json()["state"]
-        if state == "JOB_STATE_SUCCEEDED":
-            return job["name"]
-        assert state in ("JOB_STATE_PENDING", "JOB_STATE_RUNNING"), state
-        time.sleep(0.05)
-    raise AssertionError("the other spec's job did not finish")
+
+    def read() -> dict[str, Any]:
+        return requests.get(f"{stack.vertex}/v1beta1/{job['name']}", timeout=10).json()
+
+    done = job_state(read, TERMINAL_STATES, timeout=30)
+    assert done["state"] == "JOB_STATE_SUCCEEDED", done["state"]
+    return job["name"]
 
 
-def test_the_lifecycle_never_destroys_more_than_asked(tmp_path: Path) -> None:
-    require_engine()
-    stack = LocalStack(tmp_path)
-    stack.start(STEP_SECONDS, "--loose-list-filter", "--lro-error-rate=1", "--lro-error-code=5")
-    try:
-        with servers.scorer() as scorer_uri:
-            other = other_spec_job(stack, scorer_uri)
-        stack.init()
+@pytest.mark.local_stack(emulator_args=("--loose-list-filter", "--lro-error-rate=1", "--lro-error-code=5"))
+def test_the_lifecycle_never_destroys_more_than_asked(stack: LocalStack, tmp_path: Path) -> None:
+    with servers.scorer() as scorer_uri:
+        other = other_spec_job(stack, scorer_uri)
+    stack.init()
 
-        # 2: `up` creates its own job; the other spec's job is not adopted, whatever the filter did.
-        stack.pulumi("up", "--yes", "--skip-preview")
-        first = job_outputs(stack)
-        assert first["name"] != other and len(stack.jobs()) == 2, "item 2: adopted another spec's job"
+    # 2: `up` creates its own job; the other spec's job is not adopted, whatever the filter did.
+    stack.pulumi("up", "--yes", "--skip-preview")
+    first = job_outputs(stack)
+    assert first["name"] != other and len(stack.jobs()) == 2, "item 2: adopted another spec's job"
 
-        # 4: a labels change updates the job in place and says so.
-        labelled = stack.config_file(
-            "labels.yaml",
-            {"tunifolk:cleanup: all": "tunifolk:cleanup: all\n  tunifolk:labels:\n    team: poetry"},
-        )
-        planned = stack.preview_json("--config-file", str(labelled))
-        ops = {s["op"] for s in planned["steps"] if s["urn"].endswith(JOB_URN_PART)}
-        assert ops == {"update"}, f"item 4: a labels change is {ops}"
-        result = stack.pulumi("up", "--yes", "--skip-preview", "--config-file", str(labelled))
-        assert "cannot relabel" in result.output and job_outputs(stack)["name"] == first["name"]
+    # 4: a labels change updates the job in place and says so.
+    labelled = stack.config_file(
+        "labels.yaml",
+        {"tunifolk:cleanup: all": "tunifolk:cleanup: all\n  tunifolk:labels:\n    team: poetry"},
+    )
+    planned = stack.preview_json("--config-file", str(labelled))
+    ops = {s["op"] for s in planned["steps"] if s["urn"].endswith(JOB_URN_PART)}
+    assert ops == {"update"}, f"item 4: a labels change is {ops}"
+    result = stack.pulumi("up", "--yes", "--skip-preview", "--config-file", str(labelled))
+    assert "cannot relabel" in result.output and job_outputs(stack)["name"] == first["name"]
 
-        # 3: a broken reward with a change that replaces the job: up fails, the old job stays whole.
-        broken = stack.config_file(
-            "broken.yaml",
-            {
-                "tunifolk:cleanup: all": "tunifolk:cleanup: all\n  tunifolk:labels:\n    team: poetry",
-                "cloudRun: scorer": "cloudRun: http://127.0.0.1:9",
-                "learningRateMultiplier: 1.0": "learningRateMultiplier: 2.0",
-            },
-        )
-        failed = stack.pulumi("up", "--yes", "--skip-preview", "--config-file", str(broken), check=False)
-        assert failed.code != 0 and "left as they are" in failed.output, failed.output
-        assert "Traceback" not in failed.output, failed.output
-        assert job_outputs(stack)["name"] == first["name"]
-        states = {j["name"]: j["state"] for j in stack.jobs()}
-        assert states[first["name"]] == "JOB_STATE_SUCCEEDED" and len(states) == 2, states
-        assert all(exists(stack, name) for name in serving(first)), "item 3: the old job lost serving"
+    # 3: a broken reward with a change that replaces the job: up fails, the old job stays whole.
+    broken = stack.config_file(
+        "broken.yaml",
+        {
+            "tunifolk:cleanup: all": "tunifolk:cleanup: all\n  tunifolk:labels:\n    team: poetry",
+            "cloudRun: scorer": "cloudRun: http://127.0.0.1:9",
+            "learningRateMultiplier: 1.0": "learningRateMultiplier: 2.0",
+        },
+    )
+    failed = stack.pulumi("up", "--yes", "--skip-preview", "--config-file", str(broken), check=False)
+    assert failed.code != 0 and "left as they are" in failed.output, failed.output
+    assert "Traceback" not in failed.output, failed.output
+    assert job_outputs(stack)["name"] == first["name"]
+    states = {j["name"]: j["state"] for j in stack.jobs()}
+    assert states[first["name"]] == "JOB_STATE_SUCCEEDED" and len(states) == 2, states
+    assert all(exists(stack, name) for name in serving(first)), "item 3: the old job lost serving"
 
-        # 1: another stack continues from this stack's model; its destroy takes only its version.
-        model = first["tuned_model"].partition("@")[0]
-        continued = LocalStack(tmp_path, stack="continued")
-        continued.env, continued.vertex = stack.env, stack.vertex
-        config = continued.config_file(
-            "continued.yaml",
-            {
-                "tunifolk:baseModel: gemini-3.5-flash": (
-                    f"tunifolk:preTunedModel:\n    tunedModelName: {model}"
-                ),
-                "tunifolk:cleanup: all": "tunifolk:cleanup: all\n  tunifolk:labels:\n    run: continued",
-            },
-        )
-        continued.init()
-        continued.pulumi("up", "--yes", "--skip-preview", "--config-file", str(config))
-        second = job_outputs(continued)
-        assert second["tuned_model"] == f"{model}@2", "item 1: not a new version of the parent"
-        continued.pulumi("destroy", "--yes", "--skip-preview", "--config-file", str(config))
-        assert not exists(continued, second["tuned_model"])
-        assert all(exists(stack, name) for name in serving(first)), "item 1: the parent's run was deleted"
+    # 1: another stack continues from this stack's model; its destroy takes only its version.
+    model = first["tuned_model"].partition("@")[0]
+    continued = LocalStack(tmp_path, stack="continued")
+    continued.env, continued.vertex = stack.env, stack.vertex
+    config = continued.config_file(
+        "continued.yaml",
+        {
+            "tunifolk:baseModel: gemini-3.5-flash": (f"tunifolk:preTunedModel:\n    tunedModelName: {model}"),
+            "tunifolk:cleanup: all": "tunifolk:cleanup: all\n  tunifolk:labels:\n    run: continued",
+        },
+    )
+    continued.init()
+    continued.pulumi("up", "--yes", "--skip-preview", "--config-file", str(config))
+    second = job_outputs(continued)
+    assert second["tuned_model"] == f"{model}@2", "item 1: not a new version of the parent"
+    continued.pulumi("destroy", "--yes", "--skip-preview", "--config-file", str(config))
+    assert not exists(continued, second["tuned_model"])
+    assert all(exists(stack, name) for name in serving(first)), "item 1: the parent's run was deleted"
 
-        # 5: every delete operation ends NOT_FOUND: gone is done, destroy leaves nothing.
-        stack.pulumi("destroy", "--yes", "--skip-preview", "--config-file", str(labelled))
-        assert stack.resources() == []
-        assert not any(exists(stack, name) for name in serving(first)), "item 5: a leftover"
-    finally:
-        stack.stop()
+    # 5: every delete operation ends NOT_FOUND: gone is done, destroy leaves nothing.
+    stack.pulumi("destroy", "--yes", "--skip-preview", "--config-file", str(labelled))
+    assert stack.resources() == []
+    assert not any(exists(stack, name) for name in serving(first)), "item 5: a leftover"

@@ -10,13 +10,12 @@ assertion names its step. Google Cloud is the gcp stand-in, Vertex the emulator,
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from engine import LocalStack, by_type, require_engine
+from engine import LocalStack, by_type
 
 pytestmark = pytest.mark.slow
 
@@ -41,17 +40,6 @@ FORBIDDEN_IN_STATE = ("Bearer ", "access_token", "private_key", "refresh_token",
 def _type_and_name(urn: str) -> tuple[str, str]:
     parts = urn.split("::")
     return parts[2].split("$")[-1], parts[3]
-
-
-@pytest.fixture
-def stack(tmp_path: Path) -> Iterator[LocalStack]:
-    require_engine()
-    local = LocalStack(tmp_path)
-    local.start()
-    try:
-        yield local
-    finally:
-        local.stop()
 
 
 def test_local_stack_from_init_to_destroy(stack: LocalStack) -> None:

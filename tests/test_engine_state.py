@@ -11,12 +11,11 @@ place of the old one (emulator ids come from its seed). Then, as a user upgradin
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from engine import ROOT, LocalStack, require_engine
+from engine import ROOT, LocalStack
 from jobs import write_dataset
 from servers import scorer
 
@@ -28,21 +27,11 @@ STATE = FIXTURES / "state-7a72f39.json"
 JOB_TYPE = "pulumi-python:dynamic/tunifolk:RlftTuningJob"
 
 
-@pytest.fixture
-def stack(tmp_path: Path) -> Iterator[LocalStack]:
-    require_engine()
-    local = LocalStack(tmp_path, program=PROGRAM, stack="prev")
-    local.start()
-    try:
-        yield local
-    finally:
-        local.stop()
-
-
 def _job(deployment: dict) -> dict:
     return next(r for r in deployment["resources"] if r["type"] == JOB_TYPE)
 
 
+@pytest.mark.local_stack(program=PROGRAM, stack="prev")
 def test_previous_release_state_refreshes_and_destroys(stack: LocalStack, tmp_path: Path) -> None:
     blob = json.loads(STATE.read_text(encoding="utf-8"))
     old = _job(blob["deployment"])

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from test_spec import base_inputs, with_change
 
+from seed_inputs import base_inputs, with_change
 from tunifolk.job import checks, wire
 from tunifolk.job import estimate as est
 from tunifolk.job.normalize import normalize

@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 from redteam import random_arabic, random_latin
-
 from scorer import build_lexicon, lexicon
 from scorer.arabic import normalize_arabic
 from scorer.score import score

@@ -11,8 +11,8 @@ import argparse
 import json
 
 import pulumi
-from test_stack import JOB, run_program, stack_config
 
+from mocked_program import JOB, run_program, stack_config
 from tunifolk.cli import context, main
 from tunifolk.job import bodies
 from tunifolk.job.fields import SPEC_LABEL

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from redteam import SCRIPTS, Case, all_cases, run, sample
-from test_scorer_core import two_defects
 
+from poems import two_defects
+from redteam import SCRIPTS, Case, all_cases, run, sample
 from scorer.catalogue import FORMS
 from scorer.score import score
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from poems import join, stanzas_of, two_defects
 from scorer.arabic import arabizi_fold, normalize_arabic, rhyme_key, similarity
 from scorer.catalogue import FORMS, LANGUAGES, instruction, lookup
 from scorer.score import score
@@ -84,14 +85,6 @@ OLIVE_MALZUMA = """يا زيتونة يا شجرة الزين ** يا عطية �
 
 def ref(form: str, **kw: str) -> dict[str, str]:
     return {"form": form, **kw}
-
-
-def stanzas_of(text: str) -> list[list[str]]:
-    return [b.split("\n") for b in text.strip().split("\n\n")]
-
-
-def join(blocks: list[list[str]]) -> str:
-    return "\n\n".join("\n".join(b) for b in blocks) + "\n"
 
 
 # --- correct poems ----------------------------------------------------------------------------
@@ -295,22 +288,6 @@ def stubs(text: str, fillers: tuple[str, ...]) -> str:
     """Every line (hemistich) two words: a filler and the rhyme word. The filler depends on the
     rhyme word only, so the malzuma refrain stays a verbatim refrain."""
     return _map_hemistichs(text, lambda _, end: [fillers[sum(map(ord, end)) % len(fillers)]])
-
-
-def two_defects(form: str, text: str) -> str:
-    """An honest imperfect poem: the correct sample with two rhyme defects."""
-    if FORMS[form].kind == "bayt":
-        lines = text.strip().split("\n")
-        for i, end in ((3, "الصبر"), (6, "القمر")):
-            first, _ = lines[i].split(" ** ")
-            lines[i] = f"{first} ** وما بقى في الدنيا كان {end}"
-        return "\n".join(lines) + "\n"
-    b = stanzas_of(text)
-    off = 1 if FORMS[form].opening else 0  # the malzuma's opening block; its stanzas end on the refrain
-    close = -2 if FORMS[form].refrain != "none" else -1
-    b[off + 1][0] = b[off + 1][0].rsplit(" ", 1)[0] + " برشا"  # a stanza line off its rhyme
-    b[off + 2][close] = b[off + 2][close].rsplit(" ", 1)[0] + " الحطب"  # a closing line off the main rhyme
-    return join(b)
 
 
 DEGENERATE = {

@@ -33,7 +33,7 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 20.0) -> Non
         try:
             if requests.get(url + "/healthz", timeout=1).status_code == 200:
                 return
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # not up yet, or slow on a loaded machine
             pass
         time.sleep(0.05)
     raise RuntimeError(f"server at {url} did not answer /healthz within {timeout}s")
