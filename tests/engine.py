@@ -84,6 +84,11 @@ class LocalStack:
             "PULUMI_HOME": str(home),
             **self.env,
         }
+        if self.program != ROOT:
+            # A fixture program (tests/fixtures/*) runs from its own folder: its dynamic provider finds
+            # providers/ through PYTHONPATH. The project's own program finds it in its folder (the
+            # plugin's cwd), as a user's does: no PYTHONPATH there, so the tests would see it missing.
+            self.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 
     # ------------------------------------------------------------------ servers
 
