@@ -16,7 +16,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer import arabic, score, text
+from scorer import arabic, structure, text
 from scorer.arabic import NON_ARABIC_LETTER, rhyme, rhyme_key, rhyme_similarity, similarity
 
 PROPS = settings(deadline=None, derandomize=True, max_examples=400)
@@ -133,10 +133,10 @@ _refrain_line = st.lists(st.sampled_from(list("ابتجدرسعلمنوي")), mi
 def test_refrain_test_is_the_plain_letter_walk(key: str, texts: list[str], edits: int) -> None:
     if texts and edits:  # a near copy of the first refrain, so the walk is reached too
         key = texts[0][:-edits] + key[:edits]
-    refrains = score._refrains([r for r in texts if r])
-    assert score._is_copy(key, refrains) == any(_same_line_plain(key, r) for r in texts if r)
+    refrains = structure._refrains([r for r in texts if r])
+    assert structure._is_copy(key, refrains) == any(_same_line_plain(key, r) for r in texts if r)
     for r in texts:
-        assert score._same_line(key, r) == _same_line_plain(key, r)
+        assert structure._same_line(key, r) == _same_line_plain(key, r)
 
 
 @PROPS
@@ -149,10 +149,10 @@ def test_rhyme_means_are_the_plain_sums(a: list[str], b: list[str]) -> None:
     for v in pairs:
         total += v
     plain_pair = total / (len(ka) * (len(ka) - 1) / 2) if len(ka) >= 2 else 0.0
-    assert score._pair_mean(ra) == plain_pair
+    assert structure._pair_mean(ra) == plain_pair
     plain_cross = sum(similarity(x, y) for x in ka for y in kb) / (len(ka) * len(kb)) if ka else 0.0
-    assert score._cross_mean(ra, rb, {}) == plain_cross
+    assert structure._cross_mean(ra, rb, {}) == plain_cross
     assert all(rhyme_similarity(x, y) == similarity(x, y) for x, y in zip(ra, rb, strict=False))
     if ka:
         c = Counter((k.rawi, k.ridf, k.wasl) for k in ka).most_common(1)[0][0]
-        assert score._rep(ra) == arabic.RhymeKey(*c, "")
+        assert structure._rep(ra) == arabic.RhymeKey(*c, "")

@@ -1,0 +1,403 @@
+"""The per-form structure checks of the scorer: how a poem's lines are read as stanzas (strophic
+forms) or bayts (the gsim and the qasida), and the sub-scores each form earns for its rhyme
+topology, stanza count and size, refrain and isometry.
+
+``score.py`` combines these sub-scores with the penalties and gates every form shares. Rhyme
+agreement is counted pairwise: every pair of line ends that must rhyme and every pair that must
+differ contributes, so one stray line costs a share proportional to what it breaks. Pure, like the
+rest of the core: no I/O, no randomness, no dependence on hash order.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from scorer.arabic import RhymeKey, rhyme, rhyme_similarity
+from scorer.catalogue import FormSpec
+from scorer.text import Line, Poem, letters_only
+
+SIZE_GATE_FIRST, SIZE_GATE_STEP = 0.6, 0.2
+"""A stanza size outside the form's range multiplies the quality by 0.6 (one line off), 0.4 (two)…:
+a mugef sent for a mukhammas scores ≤ 0.3 however well it rhymes."""
+
+
+def _int_ref(v: str | None) -> int | None:
+    if v is None:
+        return None
+    v = v.strip()
+    if not v.isdigit() or len(v) > 4:
+        return None
+    n = int(v)
+    return n if 1 <= n <= 200 else None
+
+
+# --- rhyme helpers ---------------------------------------------------------------------------------
+
+
+def _pair_mean(keys: list[RhymeKey]) -> float:
+    """Mean similarity over every pair of rhymes (from :func:`rhyme`), summed in pair order.
+    One rhyme throughout (a stanza or a poem that keeps its rhyme) is exactly 1.0, or 0.0 for
+    ends without a rhyme: a sum of equal ones and zeros is exact, so it needs no loop."""
+    n = len(keys)
+    if n < 2:
+        return 0.0
+    if keys.count(keys[0]) == n:
+        return 1.0 if keys[0].rawi else 0.0
+    total = 0.0
+    for i in range(n):
+        ki = keys[i]
+        for j in range(i + 1, n):
+            total += rhyme_similarity(ki, keys[j])
+    return total / (n * (n - 1) / 2)
+
+
+_DYADIC = frozenset((0.0, 0.25, 0.5, 1.0))
+
+
+def _cross_mean(a: list[RhymeKey], b: list[RhymeKey], rows: dict[RhymeKey, list[float]]) -> float:
+    """Mean similarity of every rhyme of ``a`` with every rhyme of ``b``, summed in the order
+    a × b. ``rows`` memoises one rhyme's similarities with all of ``b`` (the lines of a stanza share
+    a rhyme, and ``b`` is the same for every stanza): pass one dict per ``b``."""
+    if not a or not b:
+        return 0.0
+    if a.count(a[0]) == len(a) and b.count(b[0]) == len(b):
+        # one rhyme against one rhyme: the sum of len(a) × len(b) equal similarities is exact
+        # (and the mean is that similarity) when it is a dyadic 0, 0.25, 0.5 or 1; 0.7 is not
+        v = rhyme_similarity(a[0], b[0])
+        if v in _DYADIC:
+            return v
+    values: list[float] = []
+    for x in a:
+        row = rows.get(x)
+        if row is None:
+            row = rows[x] = [rhyme_similarity(x, y) for y in b]
+        values += row
+    return sum(values) / (len(a) * len(b))
+
+
+def _most_common(items: list[Any]) -> Any:
+    """``Counter(items).most_common(1)[0][0]`` without building a Counter: the most common item,
+    the first one seen among equally common ones."""
+    counts: dict[Any, int] = {}
+    for x in items:
+        counts[x] = counts.get(x, 0) + 1
+    return max(counts, key=counts.__getitem__)
+
+
+def _rep(keys: list[RhymeKey]) -> RhymeKey:
+    """The most common rhyme (rawī, ridf, waṣl) of a group: its representative."""
+    if keys.count(keys[0]) == len(keys):
+        return keys[0]
+    return _most_common(keys)
+
+
+def _count_score(n: int, target: int, lo: int, hi: int) -> float:
+    """Peaked at the target; gentle inside the allowed range, steeper outside."""
+    if n == target:
+        return 1.0
+    if lo <= n <= hi:
+        return max(0.0, 1.0 - 0.1 * abs(n - target))
+    dist = lo - n if n < lo else n - hi
+    inside = max(0.0, 1.0 - 0.1 * abs((lo if n < lo else hi) - target))
+    return max(0.0, inside * 0.75 - 0.2 * dist) if dist > 0 else inside
+
+
+def _score_count(
+    sub: dict[str, float],
+    pen: dict[str, float],
+    n: int,
+    spec: FormSpec,
+    refs: dict[str, str],
+    pad_rate: float,
+) -> None:
+    """Stanza (or bayt) count: partial credit peaked at the asked count (`references.stanzas`, else the
+    form's default, within its range); each unit beyond the range is padding and costs `pad_rate`."""
+    target = _int_ref(refs.get("stanzas"))
+    lo, hi = spec.stanzas_range
+    if target is not None:
+        lo = hi = target
+    else:
+        target = spec.stanzas
+    sub["count"] = _count_score(n, target, lo, hi)
+    if n > hi:
+        pen["pad"] = min(0.5, pad_rate * (n - hi))
+
+
+def _iso(lengths: list[int]) -> float:
+    """Within-poem isometry: 1 − excess coefficient of variation of letters per segment."""
+    if len(lengths) < 2:
+        return 0.5
+    mean = sum(lengths) / len(lengths)
+    if mean <= 0:
+        return 0.0
+    var = sum([(x - mean) ** 2 for x in lengths]) / len(lengths)
+    cv = math.sqrt(var) / mean
+    return max(0.0, min(1.0, 1.0 - 2.0 * max(0.0, cv - 0.2)))
+
+
+# --- strophic forms --------------------------------------------------------------------------------
+
+
+def _same_line(a: str, b: str) -> bool:
+    """Equal, or a near-verbatim copy: a refrain with a letter or two changed is still the
+    refrain. Measured as common prefix + common suffix ≥ 90 % of the longer line (a cheap edit
+    proxy; one substitution or insertion keeps it high)."""
+    if a == b:
+        return True
+    la, lb = len(a), len(b)
+    if not la or not lb or abs(la - lb) > max(2, lb // 10):
+        return False
+    # p + q >= need implies max(p, q) >= h: when neither the first nor the last h letters agree,
+    # the letter-by-letter walk below cannot succeed (most lines end here)
+    need = 0.9 * max(la, lb)
+    h = math.ceil(need / 2)
+    if a[:h] != b[:h] and a[-h:] != b[-h:]:
+        return False
+    n = min(la, lb)
+    p = 0
+    while p < n and a[p] == b[p]:
+        p += 1
+    q = 0
+    while q < n - p and a[la - 1 - q] == b[lb - 1 - q]:
+        q += 1
+    return p + q >= need
+
+
+def _refrains(texts: list[str]) -> list[tuple[str, int, str, str]]:
+    """Distinct refrain texts (the opening's first half is often the whole first line), each with
+    what ``_is_copy`` tests before ``_same_line``: the length tolerance, and the first and last
+    h0 = ⌈0.9 × len / 2⌉ letters. A copy has p + q ≥ 0.9 × max(len(a), len(b)) ≥ 0.9 × len(r),
+    so p ≥ h0 or q ≥ h0: it starts with the head or ends with the tail."""
+    out = []
+    for r in dict.fromkeys(texts):
+        h0 = math.ceil(0.9 * len(r) / 2)
+        out.append((r, max(2, len(r) // 10), r[:h0], r[len(r) - h0 :]))
+    return out
+
+
+def _is_copy(key: str, refrains: list[tuple[str, int, str, str]]) -> bool:
+    """``any(_same_line(key, r) for r in refrains)`` with ``_same_line``'s cheap rejections
+    inlined (another length, neither the refrain's head nor its tail): most lines fail them, and
+    they cost less than the call."""
+    la = len(key)
+    for r, tol, head, tail in refrains:
+        if key == r or (
+            abs(la - len(r)) <= tol and (key.startswith(head) or key.endswith(tail)) and _same_line(key, r)
+        ):
+            return True
+    return False
+
+
+@dataclass(slots=True)
+class Ends:
+    """Rhyme-position words in order (for īṭāʾ), all scored lines, and refrain lines."""
+
+    words: list[list[str]]
+    lines: list[Line]
+    segment_words: list[list[str]]
+
+
+def score_strophic(
+    spec: FormSpec, refs: dict[str, str], poem: Poem, sub: dict[str, float], pen: dict[str, float]
+) -> Ends:
+    blocks = [list(b) for b in poem.blocks]
+    opening: list[list[str]] = []  # words of each opening segment
+    refrain_texts: list[str] = []
+    if spec.opening:
+        b0 = blocks.pop(0)
+        first = b0[0]
+        halves = first.halves
+        if len(b0) == 1 or (len(halves) >= 2 and len(b0) > 2):
+            opening = [halves[0], halves[-1]] if len(halves) >= 2 else [first.words]
+            rest = b0[1:]
+        else:
+            second = b0[1]
+            opening = [first.words, second.words]
+            rest = b0[2:]
+        refrain_texts = [letters_only(" ".join(halves[0])), first.key]
+        if rest:
+            blocks.insert(0, rest)
+
+    k = spec.lines
+    # One long block where stanzas were not separated: cut it at refrains, else every k lines.
+    if len(blocks) == 1 and len(blocks[0]) > k + 1:
+        flat = blocks[0]
+        cut: list[list[Line]] = []
+        cur: list[Line] = []
+        first_refrain = _refrains(refrain_texts[:1])
+        copies = [_is_copy(ln.key, first_refrain) for ln in flat]
+        refrain_cut = refrain_texts and any(copies)
+        for ln, copy in zip(flat, copies, strict=True):
+            cur.append(ln)
+            is_ref = refrain_cut and copy
+            if is_ref or (not refrain_cut and len(cur) == k):
+                cut.append(cur)
+                cur = []
+        if cur:
+            cut.append(cur)
+        blocks = cut
+
+    refrain_mode = refs.get("refrain", "").strip().lower()
+    main_keys: list[RhymeKey] = [rhyme(w[-1]) for w in opening if w]
+    stanza_groups: list[list[RhymeKey]] = []
+    sizes: list[int] = []
+    refrain_ok = 0
+    refrain_extra = 0
+    end_words: list[str] = [w[-1] for w in opening[1:] if w]  # hemistich 1 is the refrain source
+    segs_all: list[list[str]] = list(opening)
+    lines_all: list[Line] = []
+    refrains = _refrains([r for r in refrain_texts if r])
+    for block in blocks:
+        lines = list(block)
+        if refrain_texts:
+            flags = [_is_copy(ln.key, refrains) for ln in lines]
+            if flags and flags[-1]:
+                refrain_ok += 1
+                flags[-1] = False
+                lines = lines[:-1]
+                flags = flags[:-1]
+            refrain_extra += sum(flags)
+            lines = [ln for ln, f in zip(lines, flags, strict=True) if not f]
+        if not lines:
+            continue
+        lines_all.extend(lines)
+        if len(lines) * 2 <= k + 1 and all(len(ln.hemi_words) >= 2 for ln in lines) and k > 2:
+            segs = [hw for ln in lines for hw in ln.hemi_words]
+        else:
+            segs = [ln.words for ln in lines]
+        segs_all.extend(segs)
+        keys = [rhyme(s[-1]) for s in segs]
+        end_words += [s[-1] for s in segs]
+        sizes.append(len(segs))
+        main_keys.append(keys[-1])
+        stanza_groups.append(keys[:-1])
+
+    n = len(sizes)
+    _score_count(sub, pen, n, spec, refs, pad_rate=0.08)
+
+    sub["main"] = _pair_mean(main_keys) if len(main_keys) >= 2 else 0.0
+    stanza_scores: list[float] = []
+    contrasts: list[float] = []
+    reps: list[RhymeKey] = []
+    rows: dict[RhymeKey, list[float]] = {}
+    for g in stanza_groups:
+        if not g:
+            stanza_scores.append(0.0)
+            contrasts.append(0.0)
+            continue
+        internal = _pair_mean(g) if len(g) >= 2 else 0.5
+        contrast = 1.0 - _cross_mean(g, main_keys, rows)
+        stanza_scores.append(internal * contrast)
+        contrasts.append(contrast * internal)  # differing from A counts for a stanza that rhymes
+        rep = _rep(g)
+        if rep.rawi:
+            reps.append(rep)
+    sub["stanza"] = sum(stanza_scores) / len(stanza_scores) if stanza_scores else 0.0
+    sub["contrast"] = sum(contrasts) / len(contrasts) if contrasts else 0.0
+    if len(reps) >= 2:
+        sub["distinct"] = 1.0 - _pair_mean(reps)
+    else:
+        sub["distinct"] = 1.0 if reps else 0.0
+
+    if sizes:
+        mode = _most_common(sizes)
+        mode = max(mode, 2)
+        consistency = sum(max(0.0, 1.0 - abs(s - mode) / mode) for s in sizes) / len(sizes)
+        klo, khi = spec.lines_range
+        if mode == k:
+            fit = 1.0
+        elif klo <= mode <= khi:
+            fit = 0.9
+        else:
+            off = klo - mode if mode < klo else mode - khi
+            fit = max(0.0, 0.7 - 0.25 * off)
+            sub["_size_gate"] = max(0.0, SIZE_GATE_FIRST - SIZE_GATE_STEP * (off - 1))
+        sub["size"] = consistency * fit
+        if len(sizes) >= 2 and sizes[-1] < mode:
+            pen["trunc"] = 0.08
+    else:
+        sub["size"] = 0.0
+
+    if spec.refrain != "none":
+        share = refrain_ok / n if n else 0.0
+        if refrain_mode == "yes":
+            sub["refrain"] = share
+        elif refrain_mode == "no":
+            sub["refrain"] = 1.0 - 0.5 * share
+        else:
+            sub["refrain"] = 0.7 + 0.3 * share
+        extra = refrain_extra + max(0, refrain_ok - n)
+        if extra:
+            pen["refrain"] = min(0.6, 0.15 * extra)
+    if spec.opening and len(opening) < 2:
+        sub["main"] *= 0.8
+
+    sub["iso"] = _iso([len("".join(s)) for s in segs_all])  # letters per segment
+    return Ends([end_words], lines_all, [ln.words for ln in lines_all])
+
+
+# --- bayt forms --------------------------------------------------------------------------------------
+
+
+def score_bayt(
+    spec: FormSpec, refs: dict[str, str], poem: Poem, sub: dict[str, float], pen: dict[str, float]
+) -> Ends:
+    lines = poem.lines
+    pairs: list[tuple[list[str], list[str]]] = []
+    split_ok = 0
+    if lines and not any(len(ln.halves) >= 2 for ln in lines) and len(lines) % 2 == 0 and len(lines) >= 4:
+        # Hemistichs written on separate lines: pair them.
+        for i in range(0, len(lines), 2):
+            pairs.append((lines[i].words, lines[i + 1].words))
+        split_ok = len(pairs)
+        scored_lines = lines
+    else:
+        for ln in lines:
+            halves = ln.halves
+            if len(halves) >= 2:
+                pairs.append((halves[0], halves[-1]))
+                split_ok += 1
+            else:
+                w = ln.words
+                if len(w) >= 2:
+                    half = len(w) // 2
+                    pairs.append((w[:half], w[half:]))
+                else:
+                    pairs.append((w, w))
+        scored_lines = lines
+    n = len(pairs)
+    _score_count(sub, pen, n, spec, refs, pad_rate=0.04)
+    firsts = [rhyme(a[-1]) for a, _ in pairs]
+    seconds = [rhyme(b[-1]) for _, b in pairs]
+    sub["main"] = _pair_mean(seconds) if n >= 2 else 0.0
+    sub["halves"] = split_ok / n if n else 0.0
+    if spec.first_half == "shared":
+        sub["first"] = _pair_mean(firsts) if n >= 2 else 0.0
+        # first and second halves must differ; a pair without a rhyme (a one-letter end) earns nothing
+        sub["contrast"] = sum(
+            1.0 - rhyme_similarity(a, b) for a, b in zip(firsts, seconds, strict=True) if a.rawi and b.rawi
+        ) / max(n, 1)
+    segs = [p for pair in pairs for p in pair]
+    sub["iso"] = _iso([len("".join(s)) for s in segs])  # letters per segment
+    words = [[b[-1] for _, b in pairs]]
+    if spec.first_half == "shared":
+        words.append([a[-1] for a, _ in pairs])
+    # A one-word hemistich is the bayt forms' "one-word line", a two-word one a stub.
+    short_penalty([len(s) for s in segs], 1.2, pen)
+    return Ends(words, scored_lines, [])
+
+
+def short_penalty(lengths: list[int], one_word_rate: float, pen: dict[str, float]) -> None:
+    """One-word segments cost `one_word_rate` × their share; two-word segments (stubs) a quarter of
+    their share, plus a steeper 0.45 × the share beyond 25 %: an honest poem's occasional terse line
+    ("وتبخّرت أحلامي") costs little, a poem of stubs about as much as one of one-word lines."""
+    n = len(lengths)
+    if not n:
+        return
+    one = lengths.count(1) + lengths.count(0)  # k <= 1 (lengths are never negative)
+    two = lengths.count(2)
+    if one or two:
+        s1, s2 = one / n, two / n
+        pen["short"] = min(0.6, one_word_rate * s1 + 0.25 * s2 + 0.45 * max(0.0, s2 - 0.25))
