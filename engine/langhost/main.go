@@ -7,7 +7,8 @@
 // uses (the LanguageRuntime gRPC service, the pip toolchain, the plugin output streams), so that
 // `pulumi preview|up|refresh|destroy` and `pulumi preview --policy-pack policy` work as users type
 // them. It covers what a Python program and a Python policy pack need; it does not create
-// projects, install dependencies (`make install` does) or generate code.
+// projects, install dependencies (`make install` does) or generate code, and it runs only the pip
+// toolchain with no typechecker: any other runtime option in Pulumi.yaml is refused by name.
 //
 // How it runs things, as Pulumi's host does:
 //   - Run: the toolchain's python (the `virtualenv` runtime option, relative to Pulumi.yaml) runs
@@ -26,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"syscall"
 
@@ -49,7 +51,13 @@ func main() {
 			flag.String(name, "", usage+" (ignored)")
 		}
 	}
+	// -version lets a caller (the test suite's report header) say which host it runs without an engine.
+	showVersion := flag.Bool("version", false, "print this host's version and exit")
 	flag.Parse()
+	if *showVersion {
+		fmt.Println(version.Version)
+		return
+	}
 
 	self, err := os.Executable()
 	if err != nil {
@@ -90,15 +98,34 @@ type languageHost struct {
 	engine     string
 }
 
+// supported is what this host does with Pulumi.yaml's runtime options, said in every refusal.
+const supported = "this host supports only `virtualenv: <dir>` and `toolchain: pip`"
+
 // python resolves the pip toolchain for a program: its virtualenv option is relative to the root.
+//
+// Pulumi's own host also runs poetry and uv projects and a typechecker (mypy, pyright) before the
+// program; this one does none of that. An option it would ignore is refused, naming the option,
+// rather than running the program as if it had been honoured.
 func python(info *pulumirpc.ProgramInfo) (toolchain.Toolchain, error) {
 	if info == nil {
 		return nil, errors.New("the engine sent no program info")
 	}
 	options := info.GetOptions().AsMap()
-	virtualenv, _ := options["virtualenv"].(string)
-	if name, _ := options["toolchain"].(string); name != "" && name != "pip" {
-		return nil, fmt.Errorf("toolchain %q is not supported by this host: use toolchain: pip", name)
+	names := make([]string, 0, len(options))
+	for name := range options {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var virtualenv string
+	for _, name := range names {
+		value := options[name]
+		switch s, isString := value.(string); {
+		case name == "virtualenv" && isString:
+			virtualenv = s
+		case name == "toolchain" && s == "pip":
+		default:
+			return nil, fmt.Errorf("runtime option `%s: %v` is not supported: %s", name, value, supported)
+		}
 	}
 	return toolchain.ResolveToolchain(toolchain.PythonOptions{
 		Root:       info.GetRootDirectory(),
@@ -171,11 +198,20 @@ func (h *languageHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pul
 	if err != nil {
 		return nil, err
 	}
-	config, err := json.Marshal(req.GetConfig())
+	// A stack without config arrives as nil, which JSON writes as null and the SDK cannot iterate:
+	// send an empty object and list instead.
+	stackConfig, secretKeyList := req.GetConfig(), req.GetConfigSecretKeys()
+	if stackConfig == nil {
+		stackConfig = map[string]string{}
+	}
+	if secretKeyList == nil {
+		secretKeyList = []string{}
+	}
+	config, err := json.Marshal(stackConfig)
 	if err != nil {
 		return nil, fmt.Errorf("serializing the stack config: %w", err)
 	}
-	secretKeys, err := json.Marshal(req.GetConfigSecretKeys())
+	secretKeys, err := json.Marshal(secretKeyList)
 	if err != nil {
 		return nil, fmt.Errorf("serializing the secret config keys: %w", err)
 	}
