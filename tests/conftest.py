@@ -89,3 +89,11 @@ def stack(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
         yield local
     finally:
         local.stop()
+
+
+def pytest_report_collectionfinish(config: pytest.Config, items: list[pytest.Item]) -> list[str]:
+    """Which engine the end-to-end tests (tests/test_engine_*.py) run, once per session when any is
+    collected: printed after collection, which the project's `-q` keeps (it hides the header)."""
+    from engine import engine_report
+
+    return engine_report() if any(item.path.name.startswith("test_engine_") for item in items) else []

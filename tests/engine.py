@@ -50,6 +50,40 @@ def require_engine() -> None:
     pytest.skip(f"end-to-end engine tests skipped: {why}")
 
 
+def _first_line(command: list[str], env: dict[str, str]) -> str | None:
+    """The first line a tool prints, or None when it cannot say (it failed, or is not ours)."""
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = done.stdout.strip().splitlines()
+    return lines[0] if done.returncode == 0 and lines else None
+
+
+def engine_report() -> list[str]:
+    """Which `pulumi` and which Python language host the engine tests run, and the Python SDK beside
+    them: pytest prints it once per session after collection (conftest), so a failing run says which
+    engine failed (the one `local env` puts first on PATH: build/engine/bin, or a `pulumi` on PATH)."""
+    from importlib.metadata import version
+
+    from tunifolk.cli.commands.local import OFFLINE, LocalError, engine_bin
+
+    sdk = f"Python SDK pulumi {version('pulumi')}"
+    try:
+        folder = str(engine_bin())
+    except LocalError as e:
+        return [f"engine: none ({e}); {sdk}"]
+    env = {**os.environ, **OFFLINE, "PATH": os.pathsep.join([folder, os.environ.get("PATH", "")])}
+    cli = shutil.which("pulumi", path=env["PATH"])
+    host = shutil.which("pulumi-language-python", path=env["PATH"])
+    cli_version = _first_line([cli, "version"], env) if cli else None
+    host_version = _first_line([host, "-version"], env) if host else None
+    return [
+        f"engine: pulumi {cli_version or 'of unknown version'} ({cli}); "
+        f"language host {host_version or 'of unknown version'} ({host}); {sdk}"
+    ]
+
+
 @dataclass
 class Result:
     code: int
