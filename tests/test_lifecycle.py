@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from jobs import FAST, checked, exists, fast_emulator, inputs, jobs_in
+from jobs import FAST, PROJECT, checked, exists, fast_emulator, inputs, jobs_in
 from providers.tuning_job import RlftTuningJobProvider
 from tunifolk import operations as ops
 from tunifolk.errors import JobFailed, LeftBehind, RewardRefused
-from tunifolk.job import diff
+from tunifolk.job import diff, names
 from tunifolk.vertex import ENDPOINT_ENV
 
 
@@ -49,6 +49,29 @@ def test_continuous_tuning_deletes_only_its_own_model_version(
 
         provider.delete(first.id, first.outs)
         assert not any(exists(emu, name) for name in serving(first.outs))
+
+
+@pytest.mark.parametrize("form", ["id", "number"])
+def test_continuous_tuning_named_by_project_id_or_number_deletes_only_its_version(
+    gcs: Path, scorer_uri: str, monkeypatch, form: str
+) -> None:
+    """The service names models with the project number; the config may name the parent with the ID
+    (or the number): destroy still deletes only the job's own version."""
+    with fast_emulator(gcs) as emu:
+        monkeypatch.setenv(ENDPOINT_ENV, emu)
+        provider = RlftTuningJobProvider(**FAST)
+        first = provider.create(checked(inputs(scorer_uri)))
+        model = first.outs["tuned_model"]
+        number = names.project_of(model)
+        assert number and number.isdigit() and first.id.startswith(f"projects/{number}/")  # as Google
+        configured = names.with_project(names.base(model), PROJECT if form == "id" else number)
+        pre = {"tuned_model_name": configured, "checkpoint_id": "2"}
+        second = provider.create(checked(inputs(scorer_uri, base_model=None, pre_tuned_model=pre)))
+        assert second.outs["tuned_model"] == names.base(model) + "@2"
+
+        provider.delete(second.id, second.outs)
+        assert not exists(emu, second.outs["tuned_model"])
+        assert all(exists(emu, name) for name in serving(first.outs)), "the parent model was deleted"
 
 
 def test_a_job_owns_a_whole_model_only_when_it_made_it() -> None:

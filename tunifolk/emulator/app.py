@@ -26,6 +26,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from tunifolk.job.names import by_local_number
+
 from .admin import Admin
 from .api_metadata import Metadata
 from .api_rewards import RewardValidation
@@ -81,7 +83,9 @@ class Emulator:
         self.state.counts[f"{request.method} {path}"] += 1
         self.state.serving.settle()  # long-running operations whose time has come finish first
         version = request.path_params["version"]
-        rest = request.path_params["rest"]
+        # Google takes a project's ID or its number in a path and names everything with the number
+        # (UNCONFIRMED for every method; seen in the names Vertex returns, docs/local-stack.md).
+        rest = by_local_number(request.path_params["rest"])
         if self._fault_active:
             fault = await self._fault()
             if fault is not None:

@@ -12,7 +12,6 @@ are `limits`.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import math
 import random
 import time
@@ -40,14 +39,6 @@ from .serving import Serving
 
 class DatasetError(Exception):
     """A dataset the service cannot read: the job fails with this message."""
-
-
-def project_number(project: str) -> str:
-    """The numeric project that experiments are named by (stable per project id)."""
-    if project.isdigit():
-        return project
-    digest = int(hashlib.sha256(project.encode()).hexdigest(), 16)
-    return str(100_000_000_000 + digest % 900_000_000_000)
 
 
 def read_dataset(gcs_dir: Path, uri: str, limit: int) -> list[dict[str, Any]]:
@@ -128,7 +119,7 @@ class Lifecycle:
             self._finish(job, "JOB_STATE_FAILED", {"code": 3, "message": str(e)})
             return
         parent = (job.body.get("preTunedModel") or {}).get("tunedModelName")
-        if parent and self.serving.models.get(parent.partition("@")[0]) is None:
+        if parent and self.serving.model(parent) is None:
             self._finish(job, "JOB_STATE_FAILED", {"code": 5, "message": f"Model {parent} not found."})
             return
         batch = hp.get("batchSize") or DEFAULT_BATCH_SIZE
@@ -147,7 +138,7 @@ class Lifecycle:
         ckpt_every = hp.get("checkpointInterval") or job.steps_per_epoch
         reward_kinds = [(c.get("rewardName", ""), kind_of(c)) for c, _ in job.rewards]
         job.experiment, job.series = self.metrics.create_job_metrics(
-            project_number(job.project), job.location, job.id, reward_kinds
+            job.project, job.location, job.id, reward_kinds
         )
         job.state = "JOB_STATE_RUNNING" if not job.cancel_requested else job.state
         job.tuning_state = "TUNING_JOB_STATE_TUNING"

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tunifolk.job.names import by_local_number
+
 from . import policy, protojson
 
 SERVING_LOCATION = {"us-central1": "us", "europe-west4": "eu"}
@@ -153,9 +155,13 @@ class Serving:
         self.models[name] = Model(name, display, dict(labels))
         return name + "@1"
 
+    def model(self, name: str) -> Model | None:
+        """The model `name` names, its project by ID or by number, with or without a version."""
+        return self.models.get(by_local_number(name.partition("@")[0]))
+
     def new_version(self, parent: str) -> str | None:
         """Continuous tuning: a new version of the pre-tuned model (`M@N+1`); None if it is gone."""
-        model = self.models.get(parent.partition("@")[0])
+        model = self.model(parent)
         if model is None:
             return None
         version = max(model.versions) + 1

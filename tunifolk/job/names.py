@@ -13,9 +13,31 @@ same project, which errs towards "same resource": the safe side for a decision a
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 
 PROJECTS = "projects"
+
+
+def local_project_number(project: str) -> str:
+    """The 12-digit number the local stand-ins (the Vertex emulator, the gcp stand-in) give a project
+    ID, the same in both without either asking the other. Google's numbers cannot be derived from the
+    ID; these are stable per ID. A number is its own number."""
+    if project.isdigit():
+        return project
+    return str(10**11 + int(hashlib.sha256(project.encode()).hexdigest(), 16) % (9 * 10**11))
+
+
+def by_local_number(name: str) -> str:
+    """`name` with its project named by `local_project_number`, as the stand-ins answer (Google takes
+    either form in a request and names what it returns with the number)."""
+    project = project_of(name)
+    return with_project(name, local_project_number(project)) if project else name
+
+
+def with_project(name: str, project: str) -> str:
+    """`name` with its project segment replaced (`projects/P/rest` → `projects/project/rest`)."""
+    return f"{PROJECTS}/{project}/{_rest(name)}" if project_of(name) is not None else name
 
 
 def project_of(name: str) -> str | None:

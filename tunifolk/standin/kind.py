@@ -59,11 +59,6 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def project_number(project: str) -> str:
-    """A stable 12-digit project number for a project id (Google's are 12 digits, not derivable)."""
-    return str(10**11 + int(hashlib.sha256(project.encode()).hexdigest(), 16) % (9 * 10**11))
-
-
 def iam_etag() -> str:
     """An IAM policy etag: base64 of 8 bytes starting with the policy version, as Google's (`BwY…`)."""
     return base64.b64encode(b"\x07\x06" + secrets.token_bytes(6)).decode()

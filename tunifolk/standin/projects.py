@@ -8,6 +8,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from tunifolk.job.names import local_project_number as project_number
 from tunifolk.job.wire import UNKNOWN
 from tunifolk.job.wire import contains_unknown as is_unknown
 from tunifolk.standin.kind import (
@@ -17,7 +18,6 @@ from tunifolk.standin.kind import (
     binding_failures,
     iam_etag,
     iam_failures,
-    project_number,
 )
 from tunifolk.standin.store import Record
 

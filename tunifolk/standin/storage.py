@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from tunifolk.job.names import local_project_number as project_number
 from tunifolk.job.wire import UNKNOWN
 from tunifolk.job.wire import contains_unknown as is_unknown
 from tunifolk.standin.kind import (
@@ -26,7 +27,6 @@ from tunifolk.standin.kind import (
     iam_failures,
     missing,
     now,
-    project_number,
 )
 from tunifolk.standin.store import Record
 
