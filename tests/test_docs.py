@@ -55,3 +55,20 @@ def test_the_edges_the_code_cites_are_in_the_vertex_contract() -> None:
         for n in re.findall(r"docs/vertex\.md,\s+edge\s+(\d+)", text)
     }
     assert cited and cited <= numbered, sorted(cited - numbered)
+
+
+TOP = ("tunifolk", "providers", "components", "scorer", "tests", "bench", "docs", "data", "engine", "policy")
+CITED_PATH = re.compile(rf"`((?:{'|'.join(TOP)})/[A-Za-z0-9_./\-]*)`")
+
+
+def test_every_path_the_docs_cite_exists() -> None:
+    """A file or folder the README and docs name in backticks is where they say (a move that forgets
+    the docs fails here)."""
+    missing = {
+        f"{name}: {m.group(1)}"
+        for name, text in tracked_text().items()
+        if name.endswith(".md")
+        for m in CITED_PATH.finditer(text)
+        if not (ROOT / m.group(1).rstrip("/")).exists()
+    }
+    assert not missing, sorted(missing)
