@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorer.arabic import ARABIC_LETTERS, normalize_arabic, rhyme_key, similarity
+from scorer.linear import MARKUP_OPENS, bound_spaces, drop_thinking, strip_inner_markup
 
 MAX_CHARS = 20_000
 """Longest text that is scored; beyond it the poem is cut (and penalised as overlong) so one huge
@@ -31,13 +32,13 @@ response can never take more than a few milliseconds."""
 
 MAX_LINES = 400
 
+# Every pattern below meets model output, which a policy can drive anywhere: where a run could be
+# split many ways the quantifier is possessive (`*+`), so each runs in linear time; the rewrites
+# that scan ahead for a closing marker are one forward pass each (scorer/linear.py).
 _NEWLINES = re.compile(r"\r\n|\r|\u2028|\u2029|\x85|\x0b|\x0c")
 _BR = re.compile(r"<br\s*/?>|</?div\s*>", re.I)
 _PARA = re.compile(r"</?p\s*>", re.I)
 _NUMERAL_LINE = re.compile(r"^\s*[(\[]?\s*(?:\d{1,3}|[٠-٩]{1,3}|[IVXLC]{1,7})\s*[)\].:\-–—]?\s*$")
-_MARKUP_OPENS = re.compile(r"[*_][^\s*_]")
-"""Found wherever inner markup opens (its marker is followed by such a character); a line without it
-(a `` ** `` caesura between spaces) needs no substitution (see `_strip_inner_markup`)."""
 _SIGNATURE = re.compile(r"^\s*+(?:[-–—~]+\s*+\S|(?:by|par|signé|بقلم|شعر|كلمات|توقيع)\s*+[:：]?\s*+\S)", re.I)
 # The lookaheads in _SOFT and _SPLIT only name the characters a match can start with: the same
 # matches, but the engine skips every other position at once (twice as fast on a verse line).
@@ -45,9 +46,6 @@ _SOFT = re.compile(r"(?=[\s/،؛,;])(?:\s+/\s*|\s*/\s+|\s+[-–—]+\s+|\s*[،؛
 _SOFT_TRIGGER = re.compile(r"[/،؛,;\-–—]| {2}")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]{0,15}+(?:\s[^<>]{0,200}+)?/?>")
-_THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.I)
-_LONG_SPACE = re.compile(r"[^\S\n]{9,}")
-"""A run of horizontal whitespace longer than any layout needs (see `_bound_spaces`)."""
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s*")
 _QUOTE = re.compile(r"^\s*(?:>\s*)+")
 _BULLET = re.compile(r"^\s*(?:[-•+–—]\s+|\d{1,3}[.)]\s+|[٠-٩]{1,3}[.)-]\s+)")
@@ -189,8 +187,8 @@ def _clean_line(raw: str) -> tuple[str, bool]:
         s = _LABEL_PREFIX.sub("", s, count=1)
     if "_" in s:
         s = _EMPH.sub(r"\1", s)
-    if ("**" in s or "__" in s or s.count("*") >= 2) and _MARKUP_OPENS.search(s):
-        s = _strip_inner_markup(s)
+    if ("**" in s or "__" in s or s.count("*") >= 2) and MARKUP_OPENS.search(s):
+        s = strip_inner_markup(s)
     return s.strip(), marked
 
 
@@ -234,9 +232,9 @@ def parse_poem(text: str) -> Poem:
         poem.overlong = True
     if _has_any(text, "\r\u2028\u2029\x85\x0b\x0c"):  # _NEWLINES' characters
         text = _NEWLINES.sub("\n", text)
-    text = _bound_spaces(normalize_arabic(text))
+    text = bound_spaces(normalize_arabic(text))
     if "<" in text:
-        text = _drop_thinking(text)
+        text = drop_thinking(text)
         text = _BR.sub("\n", text)
         text = _PARA.sub("\n\n", text)
         text = _TAG.sub(" ", text)
@@ -456,87 +454,3 @@ def letters_only(text: str) -> str:
     """The letters of a line, for comparing lines (duplicates, refrain) regardless of spacing and
     punctuation."""
     return _NOT_ALNUM.sub("", text.lower())
-
-
-# --- linear time on any input ------------------------------------------------------------------------
-# Every pattern here meets model output, which a policy can drive anywhere. Python's `re` backtracks,
-# so a pattern is used only where it runs in time linear in its input: possessive quantifiers (`*+`)
-# where a run could be split many ways, whitespace runs bounded before the line patterns see them,
-# and the two searches that scan ahead for a closing marker (a thinking block, inner bold/italics)
-# written as one forward pass each instead of a lazy `.*?` per opener.
-
-
-def _space_run(m: re.Match[str]) -> str:
-    """The shortest run that reads as ``m``'s run does. A run holding a caesura (a tab, three spaces,
-    an ideographic space) is one caesura: that mark between the run's first and last characters (a
-    ``|`` beside the run still finds a space next to it). Any other run is its first character."""
-    run = m.group()
-    for mark in ("\t", "   ", "\u3000"):
-        if mark in run:
-            return run[0] + mark + run[-1]
-    return run[0]
-
-
-def _bound_spaces(text: str) -> str:
-    """Cut every run of more than eight horizontal whitespace characters to the shortest run with the
-    same meaning. No layout needs a longer run, and the caesura and soft-split patterns, which must
-    look into a run to find a tab or three spaces, then see at most eight characters at a time."""
-    return _LONG_SPACE.sub(_space_run, text) if _LONG_SPACE.search(text) else text
-
-
-def _drop_thinking(text: str) -> str:
-    """Replace each ``<think>…</think>`` block (also ``thinking``, ``reasoning``; any case) by a newline,
-    as ``re.sub(r"<(think|thinking|reasoning)>.*?</\\1>", "\\n", text, flags=re.S | re.I)`` would,
-    in one pass: once a tag's closer is missing after some point, it is missing after every later
-    opener too, so no stretch of text is searched twice for the same closer."""
-    out: list[str] = []
-    pos = 0
-    no_closer_after: dict[str, int] = {}
-    for m in _THINK_OPEN.finditer(text):
-        if m.start() < pos:
-            continue
-        tag = m.group(1).lower()
-        if m.end() >= no_closer_after.get(tag, len(text) + 1):
-            continue
-        close = _THINK_CLOSE[tag].search(text, m.end())
-        if close is None:
-            no_closer_after[tag] = m.end()
-            continue
-        out += (text[pos : m.start()], "\n")
-        pos = close.end()
-    return "".join(out) + text[pos:] if out else text
-
-
-_THINK_CLOSE = {tag: re.compile(f"</{tag}>", re.I) for tag in ("think", "thinking", "reasoning")}
-_MARKERS = ("**", "__", "*")
-"""In the order the regex's alternation tries them at one position."""
-_CLOSERS = {mk: re.compile(rf"(?<=[^\s*_])(?={re.escape(mk)})") for mk in _MARKERS}
-
-
-def _strip_inner_markup(s: str) -> str:
-    """Remove paired ``**``, ``__`` and ``*`` markers inside a line, keeping what they enclose: the
-    result of ``re.sub(r"(\\*\\*|__|\\*)(?=[^\\s*_])([^\\n]*?[^\\s*_])\\1", r"\\2", s)``,
-    found in one pass. An opener is a marker followed by a character that is not a space, ``*`` or
-    ``_`` (``_MARKUP_OPENS`` finds those characters); its closer is the nearest same marker after at
-    least one character, preceded by such a character. The candidate closers of each marker are
-    listed once, and a pointer per marker only moves forward, as the openers do."""
-    closers = {mk: [m.start() for m in pattern.finditer(s)] for mk, pattern in _CLOSERS.items()}
-    nxt = dict.fromkeys(_MARKERS, 0)
-    out: list[str] = []
-    pos = 0
-    for m in _MARKUP_OPENS.finditer(s):
-        body = m.end() - 1  # the opener's first enclosed character
-        for mk in _MARKERS:
-            i = body - len(mk)
-            if i < pos or not s.startswith(mk, i):
-                continue
-            cands, k = closers[mk], nxt[mk]
-            while k < len(cands) and cands[k] <= body:
-                k += 1
-            nxt[mk] = k
-            if k < len(cands):
-                close = cands[k]
-                out += (s[pos:i], s[body:close])
-                pos = close + len(mk)
-                break
-    return "".join(out) + s[pos:] if out else s

@@ -18,7 +18,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer import text
+from scorer import linear, text
 from scorer.score import score
 from scorer.text import MAX_CHARS
 
@@ -59,13 +59,13 @@ def test_possessive_patterns_match_what_the_backtracking_ones_matched(s: str) ->
 @PROPS
 @given(s=line)
 def test_inner_markup_is_stripped_as_the_regex_stripped_it(s: str) -> None:
-    assert text._strip_inner_markup(s) == OLD_INNER_MARKUP.sub(r"\2", s)
+    assert linear.strip_inner_markup(s) == OLD_INNER_MARKUP.sub(r"\2", s)
 
 
 @PROPS
 @given(t=tagged)
 def test_thinking_blocks_are_dropped_as_the_regex_dropped_them(t: str) -> None:
-    assert text._drop_thinking(t) == OLD_THINK.sub("\n", t)
+    assert linear.drop_thinking(t) == OLD_THINK.sub("\n", t)
 
 
 _space = st.sampled_from([" ", "\t", "\u2003", "\u3000", "\u00a0"])
@@ -80,7 +80,7 @@ spaced = st.lists(
 @given(parts=spaced)
 def test_bounded_space_runs_split_a_line_into_the_same_words(parts: list[str]) -> None:
     s = "".join(parts)
-    bounded = text._bound_spaces(s)
+    bounded = linear.bound_spaces(s)
     assert all(len(r) <= 8 for r in re.findall(r"[^\S\n]+", bounded))
     assert [text._hemi_words(p) for p in text._split(bounded)] == [
         text._hemi_words(p) for p in text._split(s)
