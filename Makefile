@@ -8,7 +8,7 @@ STACK ?= dev
 JOB ?=
 ARGS ?=
 
-.PHONY: install test lint docs fmt bench fuzz redteam demo emulator scorer validate launch status watch clean \
+.PHONY: install test test-fast lint docs fmt bench fuzz redteam demo emulator scorer validate launch status watch clean \
 	engine standin
 
 $(STAMP): requirements.txt requirements-dev.txt scorer/requirements.txt scorer/requirements-build.txt pyproject.toml
@@ -27,11 +27,18 @@ $(SCORER_EXT): $(STAMP) $(wildcard scorer/*.py)
 install: $(STAMP) $(SCORER_EXT)
 
 ## make test: lint, then every test (unit, contract, integration against real local servers, and the
-## real Pulumi engine end to end: built first where Go is installed, else a `pulumi` on PATH is used)
+## real Pulumi engine end to end: built first where Go is installed, else a `pulumi` on PATH is used),
+## on one pytest-xdist worker per core. Every test keeps its servers and state in its own temporary
+## directory; the engine tests are collected first and handed out one at a time so they spread out.
+PYTEST_PARALLEL := -n auto --dist load --maxschedchunk 1
 test: $(STAMP) $(SCORER_EXT) standin $(if $(shell command -v go),engine)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_PARALLEL)
+
+## make test-fast: the tests that start no server and no engine (not marked slow), in parallel
+test-fast: $(STAMP) $(SCORER_EXT)
+	$(PY) -m pytest -m "not slow" -n auto
 
 ## make docs: regenerate the tables of docs/config.md from the field table
 docs: $(STAMP)

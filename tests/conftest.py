@@ -19,8 +19,10 @@ for p in (str(ROOT), str(ROOT / "tests")):
     if p not in sys.path:
         sys.path.insert(0, p)
 
-#: Fixtures that start a real server (emulator, scorer) or the engine: a test using one is slow.
-SERVER_FIXTURES = frozenset({"scorer_uri", "emu", "emulator_world", "stack"})
+#: Fixtures that start a real server (emulator, scorer) or the engine, and `gcs`, which a test asks for
+#: only to start an emulator over it: a test using one is slow. A test that starts a server itself
+#: is marked `@pytest.mark.slow` in its module.
+SERVER_FIXTURES = frozenset({"scorer_uri", "emu", "emulator_world", "stack", "gcs"})
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

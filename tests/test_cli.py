@@ -23,13 +23,9 @@ from tunifolk.vertex import ENDPOINT_ENV
 PROJECT = "tunifolk-cli"
 LOCATION = "us-central1"
 WHERE = ["--stack", "dev", "--project", PROJECT]
-
-
-@pytest.fixture
-def gcs(tmp_path: Path) -> Path:
-    """160 lines at the dev stack's batch 32 × 6 epochs: 30 steps, checkpoint at 26, evals at 13 and 26."""
-    write_dataset(tmp_path, 160)
-    return tmp_path
+#: The `gcs` fixture's dataset: at the dev stack's batch 32 × 6 epochs, 30 steps, checkpoint at 26,
+#: evals at 13 and 26.
+DATASET_LINES = 160
 
 
 def deployed(scorer_uri: str) -> list[str]:
@@ -206,6 +202,7 @@ def test_cancel_a_running_job(gcs, scorer_uri, monkeypatch, capsys) -> None:
         assert "cancel requested" in out and ("CANCELLING" in out or "CANCELLED" in out)
 
 
+@pytest.mark.slow
 def test_the_demo_runs_end_to_end_and_leaves_nothing_running(tmp_path) -> None:
     """`tunifolk demo` as `make demo` runs it: a fresh process, its own servers, a report at the end."""
     done = subprocess.run(

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,9 @@ import requests
 
 import servers
 from discovery import ShapeError, validate
-from jobs import PROJECT, SEEDED_FAULTS, inputs, write_dataset
+from emulator_api import admin
+from jobs import PROJECT, SEEDED_FAULTS, inputs
+from polling import job_state
 from tunifolk import operations
 from tunifolk.job import bodies, checks, fields, verdict
 from tunifolk.metrics import read_metrics
@@ -195,20 +196,6 @@ def check_exchange(ex: Exchange) -> None:
 # --- fixtures and helpers -------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def gcs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("gcs")
-    write_dataset(path, 64)
-    return path
-
-
-@pytest.fixture(scope="module")
-def emu(gcs: Path) -> Iterator[str]:
-    """One fault-free emulator for the sharp-edge tests (they never count jobs across tests)."""
-    with servers.emulator(*STEP, "--gcs-dir", str(gcs)) as url:
-        yield url
-
-
 Factory = Callable[..., tuple[VertexClient, Recorder]]
 
 
@@ -237,21 +224,9 @@ def checked_inputs(scorer: str, **over: Any) -> dict[str, Any]:
 
 
 def wait_state(
-    client: VertexClient, name: str, states: set[str], timeout: float = DEADLINE
+    client: VertexClient, name: str, states: Collection[str], timeout: float = DEADLINE
 ) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        job = client.get_tuning_job(name)
-        if job["state"] in states:
-            return job
-        assert time.monotonic() < deadline, f"{name} still {job['state']} after {timeout}s"
-        time.sleep(0.02)
-
-
-def admin(url: str, what: str) -> dict[str, Any]:
-    resp = requests.get(f"{url}/emulator/{what}", timeout=10)  # never faulted
-    assert resp.status_code == 200
-    return resp.json()
+    return job_state(lambda: client.get_tuning_job(name), states, timeout)
 
 
 def serving_names(job: dict[str, Any]) -> tuple[list[str], str]:

@@ -6,9 +6,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 import requests
 
 from emulator_api import admin, api, create_job, google_error, job_body, ok, parent, wait_for, world
+
+pytestmark = pytest.mark.slow  # every test starts its own emulator
 
 JOBS = parent() + "/tuningJobs"
 

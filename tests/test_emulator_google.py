@@ -9,8 +9,6 @@ on v1, multimodal examples) are accepted, and unknown names are still refused in
 from __future__ import annotations
 
 import copy
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +21,12 @@ from google.oauth2.credentials import Credentials
 import servers
 from discovery import validate
 from jobs import BUCKET, PROJECT, example, inputs, sample_poem, write_dataset
+from polling import job_state
 from tunifolk.job import bodies, checks
+from tunifolk.job.limits import TERMINAL_STATES
 from tunifolk.vertex import VertexClient
 
 PARENT = f"projects/{PROJECT}/locations/us-central1"
-TERMINAL = {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED"}
-
-
-@pytest.fixture(scope="module")
-def emu(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    gcs = tmp_path_factory.mktemp("gcs")
-    write_dataset(gcs, 64)
-    with servers.emulator("--step-seconds", "0.02", "--gcs-dir", str(gcs)) as url:
-        yield url
 
 
 def sdk(url: str) -> genai.Client:
@@ -58,11 +49,7 @@ def reward(scorer_uri: str) -> types.SingleReinforcementTuningRewardConfig:
 
 
 def finished(client: VertexClient, name: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 60
-    while (job := client.get_tuning_job(name))["state"] not in TERMINAL:
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    return job
+    return job_state(lambda: client.get_tuning_job(name), TERMINAL_STATES, timeout=60)
 
 
 def test_google_genai_validates_a_reward(emu: str, scorer_uri: str) -> None:

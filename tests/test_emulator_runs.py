@@ -33,6 +33,8 @@ from scorer.score import score
 from servers import ROOT, emulator, scorer
 from tunifolk.job.limits import TERMINAL_STATES
 
+pytestmark = pytest.mark.slow  # every test runs jobs on an emulator
+
 
 @pytest.fixture(scope="module")
 def finished(emulator_world: tuple) -> dict[str, Any]:

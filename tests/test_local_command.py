@@ -15,6 +15,8 @@ import requests
 
 from engine import ENGINE_BIN, LocalStack, require_engine
 
+pytestmark = pytest.mark.slow  # the local servers and the engine, as `tunifolk local` runs them
+
 
 def _exports(text: str) -> dict[str, str]:
     out = {}

@@ -47,6 +47,7 @@ def test_the_resource_type_token() -> None:
     assert RlftTuningJob._resource_type_name == "dynamic/tunifolk:RlftTuningJob"
 
 
+@pytest.mark.slow
 def test_check_over_grpc_reports_property_paths_and_accepts_unknowns() -> None:
     with dynamic_host(RlftTuningJobProvider(**FAST)) as host:
         preview = inputs(rpc.UNKNOWN)  # the scorer URI is not known at the first preview
@@ -77,6 +78,7 @@ def live(gcs: Path) -> Iterator[tuple[str, str, Host]]:
         yield scorer_uri, emu, host
 
 
+@pytest.mark.slow
 def test_diff_over_grpc_replaces_or_updates_in_place(tmp_path: Path) -> None:
     """A replacement is validated during diff (the emulator and the real scorer answer it)."""
     with live(tmp_path) as (scorer_uri, _emu, host):
@@ -103,6 +105,7 @@ def test_diff_over_grpc_replaces_or_updates_in_place(tmp_path: Path) -> None:
         assert code_only.changes == provider_pb2.DiffResponse.DIFF_NONE
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_create_read_delete_over_grpc_against_the_emulator(tmp_path: Path) -> None:
     with live(tmp_path) as (scorer_uri, emu, host):
@@ -163,6 +166,7 @@ def test_unknown_objects_from_the_host_count_as_unknown() -> None:
     assert not wire.is_unknown("gs://bucket/train.jsonl")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("debug", [False, True])
 def test_a_refused_reward_reaches_the_engine_as_one_message(tmp_path: Path, debug: bool) -> None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bench.fuzz_scorer import run
+
+pytestmark = pytest.mark.slow  # it starts a scorer process
 
 
 def test_fuzz_500_seeded_requests() -> None:

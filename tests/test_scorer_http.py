@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 import requests
 
+from polling import poll
 from servers import scorer
+
+pytestmark = pytest.mark.slow  # every test talks to a scorer process
 
 MALZUMA = (Path(__file__).resolve().parent.parent / "data" / "samples" / "malzuma.txt").read_text(
     encoding="utf-8"
@@ -124,7 +127,6 @@ def test_the_reward_is_the_same_as_the_pure_core(url: str) -> None:
 def test_worker_processes_serve_the_same_reward_and_stop_together() -> None:
     """WEB_CONCURRENCY=2: two processes on one port (SO_REUSEPORT); stopping the service frees it."""
     import socket
-    import time
     from urllib.parse import urlsplit
 
     from scorer.score import score
@@ -136,13 +138,12 @@ def test_worker_processes_serve_the_same_reward_and_stop_together() -> None:
                 r = s.post(u, json=body(), timeout=5)
                 assert r.status_code == 200
                 assert r.json()["reward"] == score(MALZUMA, {"form": "malzuma"}).reward
-    deadline = time.monotonic() + 5
-    while True:
+
+    def refused() -> bool:
         with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) != 0:
-                break
-        assert time.monotonic() < deadline, "a worker process still holds the port"
-        time.sleep(0.1)
+            return probe.connect_ex(("127.0.0.1", port)) != 0
+
+    poll(refused, timeout=5, what=f"no worker process to hold port {port}", interval=0.1)
 
 
 def test_a_request_in_flight_never_holds_healthz(url: str) -> None:

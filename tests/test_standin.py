@@ -23,6 +23,8 @@ from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 from tunifolk.standin import cloudrun
 from tunifolk.standin.server import to_dict, to_struct
 
+pytestmark = pytest.mark.slow  # every test starts the stand-in provider
+
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "tunifolk-test"
 BUCKET = "gcp:storage/bucket:Bucket"
