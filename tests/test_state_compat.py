@@ -1,11 +1,12 @@
-"""A state written by release 7a72f39 still refreshes, diffs with no changes, and destroys.
+"""States written by earlier releases (tests/old_states.py: 7a72f39, and 37f17bf, the last commit
+before the re-layout) still refresh, diff with no changes, and destroy.
 
-`tests/fixtures/state-7a72f39.json` is a real `pulumi stack export` of the one-job stack in
-`tests/fixtures/job_stack`, captured before the job model was rebuilt. Refresh and destroy run the
-provider object pickled in that state (by reference to `providers.tuning_job`, so the code on
-disk), through the SDK's own dynamic-provider host; diff runs the new provider against the old
-state. The job it names is recreated in a fresh emulator first: the emulator keeps no state
-between runs, so the old id is swapped for the new one.
+Each `tests/fixtures/state-<commit>.json` is a real `pulumi stack export` of the one-job stack in
+`tests/fixtures/job_stack` at that commit. Refresh and destroy run the provider object pickled in that
+state (by reference to `providers.tuning_job`, so the code on disk), through the SDK's own
+dynamic-provider host; diff runs the new provider against the old state. The job it names is recreated
+in a fresh emulator first: the emulator keeps no state between runs, so the old id is swapped for the
+new one.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,36 +26,12 @@ from pulumi.runtime.proto import provider_pb2
 
 import servers
 from jobs import FAST, write_dataset
-from polling import job_state
+from old_states import COMMITS, old_job
 from providers.tuning_job import RlftTuningJobProvider
 from pulumi_host import URN, dynamic_host
 from tunifolk.job import bodies, checks, fields
 from tunifolk.job.limits import TERMINAL_STATES
 from tunifolk.vertex import ENDPOINT_ENV, VertexClient
-
-FIXTURE = Path(__file__).parent / "fixtures" / "state-7a72f39.json"
-JOB_TYPE = "pulumi-python:dynamic/tunifolk:RlftTuningJob"
-
-
-SECRET_SIG = "4dabf18193072939515e22adb298388d"
-
-
-def old_job() -> dict[str, Any]:
-    """The job's entry in the old state, secrets (the pickled provider is one) as their values."""
-    deployment = json.loads(FIXTURE.read_text(encoding="utf-8"))["deployment"]
-    (resource,) = [r for r in deployment["resources"] if r["type"] == JOB_TYPE]
-    return unsecret(resource)
-
-
-def unsecret(value: Any) -> Any:
-    """`pulumi stack export --show-secrets` writes a secret as {sig, plaintext: <JSON text>}."""
-    if isinstance(value, dict):
-        if value.get(SECRET_SIG) and "plaintext" in value:
-            return json.loads(value["plaintext"])
-        return {k: unsecret(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [unsecret(v) for v in value]
-    return value
 
 
 def struct(props: dict[str, Any]) -> Any:
@@ -65,8 +43,9 @@ def swap_id(value: Any, old: str, new: str) -> Any:
     return json.loads(json.dumps(value).replace(old, new))
 
 
-def test_the_fixture_is_the_old_release_state() -> None:
-    job = old_job()
+@pytest.mark.parametrize("commit", COMMITS)
+def test_the_fixture_is_the_old_release_state(commit: str) -> None:
+    job = old_job(commit)
     assert job["outputs"]["__provider"] == job["inputs"]["__provider"]
     written = set(job["outputs"]) - set(job["inputs"])  # state leaves out outputs that were null
     assert {"name", "state", "endpoint", "checkpoints", "spec_hash"} <= written <= set(fields.OUTPUT_NAMES)
@@ -77,10 +56,10 @@ def test_the_fixture_is_the_old_release_state() -> None:
     assert isinstance(restored, RlftTuningJobProvider) and restored.poll_seconds == 15.0
 
 
-@pytest.mark.slow
 @pytest.mark.timeout(240)
-def test_old_state_refreshes_diffs_clean_and_destroys(tmp_path: Path) -> None:
-    old = old_job()
+@pytest.mark.parametrize("commit", COMMITS)
+def test_old_state_refreshes_diffs_clean_and_destroys(commit: str, tmp_path: Path) -> None:
+    old = old_job(commit)
     old_id = old["id"]
     old_inputs = {k: v for k, v in old["inputs"].items() if k != "__provider"}
     write_dataset(tmp_path, 64)
@@ -94,8 +73,11 @@ def test_old_state_refreshes_diffs_clean_and_destroys(tmp_path: Path) -> None:
         live["rewards"][0]["cloud_run"] = {"uri": scorer_uri}
         with VertexClient(endpoint=emu) as client:
             job = client.create_tuning_job(bodies.parent_of(live), bodies.build_tuning_job(live))
-            done = job_state(lambda: client.get_tuning_job(job["name"]), TERMINAL_STATES, timeout=60)
-            assert done["state"] == "JOB_STATE_SUCCEEDED"
+            deadline = time.monotonic() + 60
+            while client.get_tuning_job(job["name"])["state"] not in TERMINAL_STATES:
+                assert time.monotonic() < deadline, "the recreated job did not finish"
+                time.sleep(0.05)
+            assert client.get_tuning_job(job["name"])["state"] == "JOB_STATE_SUCCEEDED"
         state = swap_id({"inputs": old["inputs"], "outputs": old["outputs"]}, old_id, job["name"])
 
         # refresh: the old pickled provider reads the job
