@@ -32,6 +32,7 @@ from jobs import PROJECT, SEEDED_FAULTS, inputs
 from polling import job_state
 from tunifolk import operations
 from tunifolk.job import bodies, checks, fields, verdict
+from tunifolk.job.limits import TERMINAL_STATES
 from tunifolk.metrics import read_metrics
 from tunifolk.vertex import (
     API_VERSION,
@@ -271,7 +272,7 @@ def succeeded(emu: str, scorer_uri: str) -> dict[str, Any]:
     with rec.attach(VertexClient(endpoint=emu, retry=FAST)) as client:
         body = bodies.build_tuning_job(checked_inputs(scorer_uri))
         job = client.create_tuning_job(PARENT, body)
-        done = wait_state(client, job["name"], {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED"})
+        done = wait_state(client, job["name"], TERMINAL_STATES)
     rec.check()
     assert done["state"] == "JOB_STATE_SUCCEEDED", done.get("error")
     return done
@@ -389,9 +390,7 @@ def test_cancel_ends_cancelled(scorer_uri: str, emu: str, make_client: Factory) 
     props["hyper_parameters"]["epoch_count"] = 50
     job = client.create_tuning_job(PARENT, bodies.build_tuning_job(props))
     assert client.cancel_tuning_job(job["name"]) == {}
-    assert wait_state(client, job["name"], {"JOB_STATE_CANCELLED", "JOB_STATE_SUCCEEDED"})["state"] == (
-        "JOB_STATE_CANCELLED"
-    )
+    assert wait_state(client, job["name"], TERMINAL_STATES)["state"] == "JOB_STATE_CANCELLED"
 
 
 def test_metrics_chain_reads_39_series_in_few_calls(
@@ -460,7 +459,7 @@ def test_seeded_503_and_429_are_survived_within_the_retry_budget(
         checked = client.validate_reward(PARENT, bodies.build_validate_request(props))
         assert verdict.validation_problems(checked, bodies.reward_names(props)) == []
         job = operations.create_or_adopt(client, props)
-        done = wait_state(client, job["name"], {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED"})
+        done = wait_state(client, job["name"], TERMINAL_STATES)
         assert done["state"] == "JOB_STATE_SUCCEEDED"
         assert [j["name"] for j in client.list_tuning_jobs(PARENT, page_size=1)] == [job["name"]]
         assert len(read_metrics(client, done["experiment"]).series) == 39
