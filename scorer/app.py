@@ -13,10 +13,13 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import multiprocessing
+import multiprocessing.popen_spawn_posix
 import sys
+import threading
 import traceback
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import orjson
@@ -26,10 +29,30 @@ from scorer.score import Score, score
 MAX_BODY = 4 * 1024 * 1024
 INLINE_BODY = 8 * 1024
 """Bodies up to this size are scored on the event loop: a poem's request is 1–3 KiB and scores in well
-under a millisecond, so a hop to a thread would cost more than it saves. A larger body may carry up
-to the 20,000 scored characters (tens of milliseconds) and goes to `_WORKER`, so `/healthz` and the
-small requests behind it are answered meanwhile (the thread gives the loop the GIL every few ms)."""
-_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="score")
+under a millisecond, so a hop to another process would cost more than it saves. A larger body may
+carry up to the 20,000 scored characters (tens of milliseconds) and goes to `_worker()`, a process of
+its own: `/healthz` and the small requests behind it are answered meanwhile. A thread would not do:
+the compiled core holds the GIL for a whole call."""
+_pool: ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
+_pool_started = False
+
+
+def _worker() -> ProcessPoolExecutor:
+    """The one scoring process for large bodies (a fresh interpreter: forking a process that runs an
+    event loop is not safe), started again if it died."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or getattr(_pool, "_broken", False):
+            _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        return _pool
+
+
+def _start_worker() -> None:
+    """Start the scoring process and wait until it answers, from a thread of the default executor: the
+    first large body then finds it ready, and the event loop never waits on a process start."""
+    _worker().submit(int).result()
+
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -129,6 +152,10 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
                     await send({"type": "lifespan.shutdown.complete"})
                     return
         return
+    global _pool_started
+    if not _pool_started:  # the first request of this process starts the scoring process
+        _pool_started = True
+        asyncio.get_running_loop().run_in_executor(None, _start_worker)
     method = scope["method"]
     if method != "POST":
         if method in ("GET", "HEAD"):
@@ -163,7 +190,7 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
     if size <= INLINE_BODY:
         status, out = handle_body(body)
     else:
-        status, out = await asyncio.get_running_loop().run_in_executor(_WORKER, handle_body, body)
+        status, out = await asyncio.get_running_loop().run_in_executor(_worker(), handle_body, body)
     await _send(send, status, out)
 
 

@@ -147,8 +147,11 @@ def test_worker_processes_serve_the_same_reward_and_stop_together() -> None:
 
 
 def test_a_request_in_flight_never_holds_healthz(url: str) -> None:
-    """A long scoring call (the costliest 20,000 characters the scorer reads) runs off the event loop:
-    `/healthz` answers within 100 ms meanwhile (Cloud Run's probes, and the small requests behind)."""
+    """Long scoring calls (the costliest 20,000 characters the scorer reads, four in flight) run off the
+    event loop: `/healthz` answers within 100 ms meanwhile (Cloud Run's probes, and the small requests
+    behind). Judged at the 95th percentile of a few hundred probes, so that the machine's own
+    scheduling (other tests run beside this one) does not decide: scored on the event loop, most
+    probes wait behind a queue of calls."""
     import threading
     import time
 
@@ -161,7 +164,7 @@ def test_a_request_in_flight_never_holds_healthz(url: str) -> None:
             while not stop.is_set():
                 scored.append(s.post(url, data=heavy, timeout=30).status_code)
 
-    workers = [threading.Thread(target=load) for _ in range(2)]
+    workers = [threading.Thread(target=load) for _ in range(4)]
     for w in workers:
         w.start()
     waits: list[float] = []
@@ -178,4 +181,6 @@ def test_a_request_in_flight_never_holds_healthz(url: str) -> None:
         for w in workers:
             w.join()
     assert scored and set(scored) == {200}, "the heavy requests were not all scored"
-    assert max(waits) < 0.1, f"/healthz waited {max(waits) * 1000:.0f} ms behind a scoring call"
+    waits.sort()
+    p95 = waits[int(len(waits) * 0.95)]
+    assert len(waits) >= 50 and p95 < 0.1, f"/healthz waited {p95 * 1000:.0f} ms (p95) behind scoring calls"
