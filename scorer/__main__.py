@@ -1,5 +1,10 @@
 """``python -m scorer``: serve the reward contract on ``$HOST:$PORT`` (defaults 0.0.0.0:8080).
 
+0.0.0.0 is the container's default, which Cloud Run needs; every local launcher (``make scorer``,
+``tunifolk.cli.local``, the gcp stand-in's Cloud Run services, the tests) sets ``HOST=127.0.0.1``.
+It takes no arguments: ``--help`` prints how it is configured and exits 0, anything else is a usage
+error (exit 2), and neither starts a server.
+
 uvicorn with uvloop and httptools, no access log (Vertex calls hundreds of times a second), no
 proxy-header rewriting (nothing reads the client address), keep-alive longer than Cloud Run's front
 end keeps idle connections.
@@ -16,6 +21,7 @@ idle.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import signal
@@ -28,6 +34,24 @@ from typing import Any
 APP = "scorer.app:app"
 """The scorer as an import string."""
 MAX_HEADER = 64 * 1024
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: no options but ``--help``; the settings are environment variables."""
+    return argparse.ArgumentParser(
+        prog="python -m scorer",
+        description="Serve the tunifolk reward scorer (POST any path: the Cloud Run reward contract; "
+        "GET /healthz: 200).",
+        epilog="environment: HOST (default 0.0.0.0, the container's; use 127.0.0.1 locally), "
+        "PORT (default 8080), WEB_CONCURRENCY (processes on the port, default 1), "
+        "LOG_LEVEL (default warning)",
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line (``--help`` exits here, before any socket is bound), then serve."""
+    parser().parse_args(argv)
+    serve()
 
 
 def _settings() -> dict[str, Any]:
@@ -125,4 +149,4 @@ def _exit_with_parent(parent: int) -> None:
 
 
 if __name__ == "__main__":
-    serve()
+    main()

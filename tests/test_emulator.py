@@ -46,7 +46,7 @@ def test_cli_help_documents_every_option() -> None:
         "--port", "--step-seconds", "--gcs-dir", "--fault-seed", "--scenario", "--reward-fail-rate",
         "--fail-at-step", "--cancel-ignored", "--report-progress", "--samples-per-step", "--judge-models",
         "--backoff-scale", "--fault-503-rate", "--fault-429-rate", "--retry-after", "--fault-latency-ms",
-        "--fault-html-rate", "--create-fault",
+        "--fault-html-rate", "--create-fault", "--allow-code-execution", "--code-timeout",
     ):  # fmt: skip
         assert opt in out, opt
 
@@ -234,7 +234,8 @@ def test_invalid_reward_response_is_nan(emulator_world: tuple) -> None:
     assert out["rewardInfoDetails"]["structure"]["reward"] == "NaN"
 
 
-def test_string_match_and_code_execution_rewards(emulator_world: tuple) -> None:
+def test_string_match_rewards(emulator_world: tuple) -> None:
+    """(Code-execution rewards, which need --allow-code-execution, are tests/test_security.py's.)"""
     url = emulator_world[0]
     sm = {
         "rewardName": "has_sea",
@@ -247,24 +248,14 @@ def test_string_match_and_code_execution_rewards(emulator_world: tuple) -> None:
             "wrongAnswerReward": -1.0,
         },
     }
-    code = {
-        "rewardName": "lines",
-        "codeExecutionRewardScorer": {
-            "pythonCodeSnippet": "def evaluate(example, response):\n    return 5.0\n"
-        },
-    }
-    body = {
-        "example": example(),
-        "sampleResponse": sample_response("موج البحر"),
-        "compositeRewardConfig": {
-            "weightedRewardConfigs": [{"weight": 1, "rewardConfig": sm}, {"weight": 1, "rewardConfig": code}]
-        },
-    }
+    body = {"example": example(), "sampleResponse": sample_response("موج البحر"), "singleRewardConfig": sm}
     validate("ValidateReinforcementTuningRewardRequest", body)
     out = ok(validate_reward(url, body), "ValidateReinforcementTuningRewardResponse")
     assert out["rewardInfoDetails"]["has_sea"]["reward"] == 1.0
-    assert out["rewardInfoDetails"]["lines"]["reward"] == 1.0  # clipped to [-1, 1]
     assert out["overallReward"] == 1.0
+    body["sampleResponse"] = sample_response("ريح الصحراء")
+    out = ok(validate_reward(url, body), "ValidateReinforcementTuningRewardResponse")
+    assert out["rewardInfoDetails"]["has_sea"]["reward"] == -1.0
 
 
 def test_unknown_keys_are_rejected_naming_the_key(emulator_world: tuple) -> None:

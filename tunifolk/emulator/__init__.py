@@ -17,6 +17,9 @@ Modules:
   `api_serving` (endpoints, models, operations), `api_metadata` (metadata context, tensorboard
   runs/series/read/batchRead), `admin` (`/emulator/jobs`, `/emulator/requests`,
   `/emulator/resources`: the introspection tests read).
+- `guard`: who may call (loopback `Host` and `Origin` only, JSON bodies only), before any route.
+- `code_execution`: code-execution rewards, only with `--allow-code-execution`, each in a
+  subprocess with a time limit.
 - `checks`: request-body shapes and the create-time rules; `limits`: the service limits.
 - `jobs`: the job record and store; `lifecycle`: each job's run; `rewards`: Cloud Run calls
   (retried, then NaN), autorater, string match, code execution; `metrics`: the series of

@@ -1,5 +1,8 @@
 """`python -m emulator`: serve the local Vertex RLFT stand-in on 127.0.0.1.
 
+It answers loopback names only, JSON bodies only (`guard`), and runs no request code unless
+started with `--allow-code-execution` (`code_execution`).
+
 The socket is bound here (port 0 picks a free one) before uvicorn starts, so the first line on
 stdout can name the real port: `listening on http://127.0.0.1:PORT`, flushed at once, because
 test harnesses and the demo read it to find the server.
@@ -94,6 +97,18 @@ def parser() -> argparse.ArgumentParser:
         help="factor on the Cloud Run retry backoff of 2, 4, 8, 16, 32 s (1 = real time)",
     )
     s.add_argument("--reward-timeout", type=float, default=30.0, help="seconds per Cloud Run reward request")
+    s.add_argument(
+        "--allow-code-execution",
+        action="store_true",
+        help="run codeExecutionRewardScorer snippets (request code!), each in a subprocess with an empty "
+        "environment and a time limit; off: a request holding one is refused with 400 FAILED_PRECONDITION",
+    )
+    s.add_argument(
+        "--code-timeout",
+        type=float,
+        default=5.0,
+        help="seconds a code-execution reward may run before its process is killed (its reward is NaN)",
+    )
     s.add_argument(
         "--end-state",
         choices=["SUCCEEDED", "PARTIALLY_SUCCEEDED", "EXPIRED"],
@@ -203,6 +218,8 @@ def options(args: argparse.Namespace) -> Options:
             backoff_scale=args.backoff_scale,
             timeout_s=args.reward_timeout,
             judges=judges(args.judge_models),
+            allow_code_execution=args.allow_code_execution,
+            code_timeout_s=args.code_timeout,
         ),
     )
 

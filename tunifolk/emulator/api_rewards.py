@@ -17,7 +17,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from . import checks, policy, protojson
+from . import checks, code_execution, policy, protojson
 from .responses import LOCATION, ApiError, RouteSpec, checked, json_response, read_body
 from .serving import generate_response
 from .state import State
@@ -41,6 +41,7 @@ class RewardValidation:
             body, rewards = checks.validate_request(body, l)
         except checks.BodyError as e:
             raise ApiError(400, str(e)) from None
+        code_execution.refuse_unless_allowed(rewards, self.state.options.rewards.allow_code_execution)
         metadata = {"step": 0, "tuning_job_id": "0"}
         outs = await asyncio.gather(
             *(

@@ -13,7 +13,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from . import checks
+from . import checks, code_execution
 from .jobs import Job
 from .limits import JOB_PAGE_SIZE, TERMINAL_STATES
 from .responses import LOCATION, ApiError, RouteSpec, json_response, read_body
@@ -52,6 +52,7 @@ class TuningJobs:
             body, rewards = checks.tuning_job(body, l, v1)
         except checks.BodyError as e:
             raise ApiError(400, str(e)) from None
+        code_execution.refuse_unless_allowed(rewards, self.state.options.rewards.allow_code_execution)
         fault = self.state.faults.take_create_fault()
         if fault == "before":
             raise ApiError(503, "The service is currently unavailable.")

@@ -11,7 +11,8 @@ custom methods (`tuningJobs:validateReinforcementTuningReward`, `{job}:cancel`,
 Google's HTML 404 page (that is what the location-level validate path returns); a known path with
 the wrong method gets the JSON 404 "Method not found." (that is what DELETE on a tuning job gets).
 Injected faults (`faults`) land here, before any route runs, and never on `/healthz` or
-`/emulator/`.
+`/emulator/`. Before all of it, `guard.RequestGuard` refuses a foreign `Host` or `Origin` and a body
+that is not JSON, on every path.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import re
 from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -33,6 +35,7 @@ from .api_metadata import Metadata
 from .api_rewards import RewardValidation
 from .api_serving import ServingRoutes
 from .api_tuning import TuningJobs
+from .guard import RequestGuard
 from .responses import HTML_404, HTML_502, ApiError, Handler, error_response, html_response, json_response
 from .serving import ServingSettings
 from .state import Options, State
@@ -72,6 +75,7 @@ class Emulator:
                 *self.admin.routes(),
                 Route("/{version}/{rest:path}", self.api, methods=methods),
             ],
+            middleware=[Middleware(RequestGuard)],
             lifespan=self.lifespan,
         )
 

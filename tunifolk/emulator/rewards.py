@@ -9,6 +9,8 @@ follow the service as documented and as the seed observed:
 - Autorater: `autoraterConfig.autoraterModel` missing → "Missing autorater model in the
   autorater_config" and NaN; a bare model name → an internal error for that reward; a judge that
   is not available in its region → NOT_FOUND. The judge itself is `policy.judge_score`, no LLM.
+- Code execution: opt-in (`--allow-code-execution`), each call in a subprocess with a time limit
+  (`code_execution`); a snippet that raises or runs out of time is NaN, a code failure.
 - Every reward is clipped to [-1, 1]; the clip is counted for the clipping-ratio metric.
 """
 
@@ -27,7 +29,7 @@ from typing import Any
 import httpx
 import orjson
 
-from . import policy, protojson
+from . import code_execution, policy, protojson
 from .limits import DEFAULT_SAMPLING_COUNT, SAMPLING_COUNT_RANGE
 
 BACKOFF_S = (2.0, 4.0, 8.0, 16.0, 32.0)
@@ -64,6 +66,9 @@ class RewardSettings:
     timeout_s: float = 30.0
     judges: dict[str, set[str]] = field(default_factory=dict)
     token: str = "emulator-fake-token"
+    #: Whether request code (`codeExecutionRewardScorer`) may run at all (`--allow-code-execution`).
+    allow_code_execution: bool = False
+    code_timeout_s: float = 5.0
 
 
 def kind_of(cfg: dict[str, Any]) -> str:
@@ -292,18 +297,14 @@ class RewardCaller:
     async def _code_execution(
         self, cfg: dict[str, Any], example: dict[str, Any], parsed: dict[str, Any]
     ) -> Outcome:
-        """Runs `evaluate(example, response)` in-process (NOT a sandbox: the emulator is local-only)."""
+        """Runs `evaluate(example, response)` in a subprocess (`code_execution`), if allowed at all."""
+        if not self.settings.allow_code_execution:  # create and validation refuse it first; never run
+            off = f"Code execution is off: start the emulator with {code_execution.FLAG}"
+            return Outcome(math.nan, code_failure=True, error=(INVALID_ARGUMENT, off))
         snippet = cfg["codeExecutionRewardScorer"].get("pythonCodeSnippet", "")
-
-        def run() -> float:
-            ns: dict[str, Any] = {}
-            exec(snippet, ns)
-            return float(ns["evaluate"](example, parsed))
-
         try:
-            value = await asyncio.wait_for(asyncio.to_thread(run), timeout=5.0)
-        except Exception as e:
-            return Outcome(
-                math.nan, code_failure=True, error=(INVALID_ARGUMENT, f"Code execution failed: {e!r}")
-            )
+            value = await code_execution.run(snippet, example, parsed, self.settings.code_timeout_s)
+        except code_execution.CodeFailure as e:
+            failed = f"Code execution failed: {e}"
+            return Outcome(math.nan, code_failure=True, error=(INVALID_ARGUMENT, failed))
         return Outcome(value)
