@@ -70,8 +70,9 @@ demo: $(STAMP) $(SCORER_EXT)
 emulator: $(STAMP)
 	$(PY) -m emulator --port 8090
 
+## make scorer: the reward service on loopback only (the image's own default, 0.0.0.0, is Cloud Run's)
 scorer: $(STAMP) $(SCORER_EXT)
-	PORT=8080 $(PY) -m scorer
+	HOST=127.0.0.1 PORT=8080 $(PY) -m scorer
 
 ## make validate|launch ARGS="--scorer-uri URL --train-uri gs://… --validation-uri gs://…"; status|watch JOB=ID
 validate: $(STAMP)
