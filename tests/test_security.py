@@ -246,3 +246,10 @@ def test_scorer_refuses_an_unknown_argument() -> None:
         [sys.executable, "-m", "scorer", "--port", "1"], cwd=ROOT, capture_output=True, text=True, timeout=30
     )
     assert done.returncode == 2 and "unrecognized arguments: --port 1" in done.stderr
+
+
+def test_make_scorer_binds_loopback() -> None:
+    """`make scorer` is a local target: HOST=127.0.0.1 (the image's 0.0.0.0 is for Cloud Run only)."""
+    done = subprocess.run(["make", "-n", "scorer"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "HOST=127.0.0.1 " in done.stdout.strip().splitlines()[-1]
