@@ -201,7 +201,7 @@ def start_emulator(port: int, step_seconds: float, extra: list[str] | None = Non
     """(URL, started now). Idempotent: a healthy emulator started earlier is left as it is."""
     folder = local_dir()
     pid_file, url_file, log = folder / "emulator.pid", folder / "emulator.url", folder / "emulator.log"
-    if _alive(pid_file, b"emulator") is not None and _healthy(emulator_url()):
+    if _alive(pid_file, b"tunifolk.emulator") is not None and _healthy(emulator_url()):
         return emulator_url(), False
     folder.mkdir(parents=True, exist_ok=True)
     gcs = standin.gcs_dir()
@@ -294,7 +294,7 @@ def start_servers(args: argparse.Namespace) -> int:
 def stop_servers(_args: argparse.Namespace) -> int:
     folder = local_dir()
     stopped = []
-    pid = _alive(folder / "emulator.pid", b"emulator")
+    pid = _alive(folder / "emulator.pid", b"tunifolk.emulator")
     if pid is not None:
         _terminate(pid)
         stopped.append(f"emulator (pid {pid})")
