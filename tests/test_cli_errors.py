@@ -82,7 +82,7 @@ def test_plain_http_off_loopback_is_refused() -> None:
     done = tunifolk("list", "--project", "p", env={ENDPOINT_ENV: "http://vertex.example.com:8090"})
     assert done.returncode == 2
     line = one_line(done)
-    assert ENDPOINT_ENV in line and "https" in line
+    assert ENDPOINT_ENV in line and "http://127.0.0.1" in line  # the fix: the local emulator, never https
 
 
 def test_an_unreachable_vertex_is_one_line_and_exit_1() -> None:

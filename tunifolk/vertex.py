@@ -7,9 +7,12 @@ provider needs precise control over which calls may be retried. The client is sm
 * **Hosts** come from the location inside the resource name, and **`TUNIFOLK_VERTEX_ENDPOINT`** sends
   every call to one base URL (the emulator): both resolved in `tunifolk/vertex_hosts.py`, whose names
   callers may import from here (`ENDPOINT_ENV`, `location_of`, `serving_host`, `console_url`).
-* **Credentials** are Application Default Credentials, fetched lazily by each client. A client is built
-  inside each provider method and refuses to be pickled, so nothing that reaches Pulumi state can hold
-  a token.
+* **Credentials** are Application Default Credentials, fetched lazily by each client, and sent to
+  `https://*.googleapis.com` only (`carries_credentials`): never to the override, never anywhere else.
+  A client is built inside each provider method and refuses to be pickled, so nothing that reaches
+  Pulumi state can hold a token.
+* **Names** are checked segment by segment (`tunifolk.job.names`) and quoted before they become a
+  path: a name that is not a Vertex resource name fails with one line before any request.
 * **Retries** (tenacity) cover 429/500/502/503/504 and connection errors, honour `Retry-After`, and are
   bounded in attempts and seconds — for idempotent calls only. Creating a tuning job is never retried:
   the caller recovers an ambiguous create by listing jobs with its spec label (docs/vertex.md).
@@ -32,16 +35,20 @@ from urllib.parse import urlsplit
 import requests
 import tenacity
 
-from tunifolk.errors import CredentialsError, ResourceNameError, UnreachableError, VertexError
+from tunifolk.errors import ConfigError, CredentialsError, ResourceNameError, UnreachableError, VertexError
 from tunifolk.job.limits import TERMINAL_STATES
 from tunifolk.vertex_hosts import (
     ENDPOINT_ENV,
+    carries_credentials,
+    checked_endpoint,
+    checked_name,
     console_url,
     endpoint_override,
     host_for,
     is_loopback,
     location_of,
     serving_host,
+    url_path,
 )
 
 __all__ = [
@@ -168,6 +175,16 @@ def _refused(exc: BaseException) -> bool:
     return False
 
 
+def _cause(exc: BaseException) -> str:
+    """The innermost reason of a transport failure, short: `ConnectionRefusedError`, not a pool dump."""
+    if _refused(exc):
+        return "connection refused"
+    seen: BaseException = exc
+    while seen.__cause__ is not None or seen.__context__ is not None:
+        seen = seen.__cause__ or seen.__context__  # type: ignore[assignment]
+    return type(seen).__name__
+
+
 def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, VertexError):
         return exc.status in RETRYABLE_STATUSES
@@ -195,8 +212,9 @@ class _Wait(tenacity.wait.wait_base):
 class VertexClient:
     """A Vertex v1beta1 REST client. Build one per operation; it must never be pickled.
 
-    `endpoint` overrides every host (defaults to `TUNIFOLK_VERTEX_ENDPOINT`); `credentials` is any
-    google-auth credentials object (defaults to ADC, fetched on first use, and only for https hosts).
+    `endpoint` overrides every host (defaults to `TUNIFOLK_VERTEX_ENDPOINT`; loopback http only, as
+    `checked_endpoint` says); `credentials` is any google-auth credentials object (defaults to ADC,
+    fetched on first use, and only for Google's https hosts).
     `on_retry` is called with a one-line message before each retry, so long waits say what they do.
     """
 
@@ -210,7 +228,7 @@ class VertexClient:
         on_retry: Callable[[str], None] | None = None,
         user_agent: str = "tunifolk/0.1",
     ) -> None:
-        self.endpoint = endpoint.rstrip("/") if endpoint else endpoint_override()
+        self.endpoint = checked_endpoint(endpoint, "endpoint") if endpoint else endpoint_override()
         self._credentials = credentials
         self.retry = retry or RetryPolicy()
         self.timeout = timeout
@@ -235,13 +253,16 @@ class VertexClient:
     # ------------------------------------------------------------------ plumbing
 
     def url(self, name: str, suffix: str = "") -> str:
-        """The full URL for a resource name (its location picks the host) plus a `:verb` or `/sub`."""
+        """The full URL for a resource name (its location picks the host) plus a `:verb` or `/sub`.
+        The name is checked segment by segment and quoted first (`url_path`): a bad one raises
+        ResourceNameError here, before anything is sent."""
+        path = url_path(name)
         base = self.endpoint or f"https://{host_for(location_of(name))}"
-        return f"{base}/{API_VERSION}/{name}{suffix}"
+        return f"{base}/{API_VERSION}/{path}{suffix}"
 
     def _auth_headers(self, url: str) -> dict[str, str]:
-        parts = urlsplit(url)
-        if parts.scheme == "http" and is_loopback(parts.hostname or ""):
+        """The bearer token for Google's own hosts, and nothing for any other URL."""
+        if not carries_credentials(url):
             return {}
         import google.auth  # imported here: only real Google calls need it
         import google.auth.exceptions
@@ -256,10 +277,20 @@ class VertexClient:
             raise CredentialsError() from None
         except google.auth.exceptions.RefreshError as exc:
             raise CredentialsError(f"refreshing them failed: {exc}") from None
+        except google.auth.exceptions.TransportError as exc:
+            # The token endpoint did not answer (no network, a proxy, a wrong token_uri): one line.
+            token_uri = getattr(self._credentials, "_token_uri", None) or "Google's token endpoint"
+            raise UnreachableError(str(token_uri), f"refreshing credentials failed: {_cause(exc)}") from None
         return {"Authorization": f"Bearer {self._credentials.token}"}
 
     def _send(self, method: str, url: str, body: Any, params: Any) -> Any:
-        path = urlsplit(url).path
+        parts = urlsplit(url)
+        if not carries_credentials(url) and not (
+            parts.scheme == "http" and is_loopback(parts.hostname or "")
+        ):
+            # Every URL is built from Google's hosts or the checked override; anything else is a bug.
+            raise ConfigError(f"refusing to call {parts.scheme}://{parts.netloc}: not Google, not loopback")
+        path = parts.path
         headers = self._auth_headers(url)
         self.calls += 1
         try:
@@ -393,6 +424,7 @@ class VertexClient:
 
     def delete_model_version(self, name: str) -> dict[str, Any]:
         """Delete one version (`…/models/M@N`) and no other: `DELETE models/M` removes them all."""
+        checked_name(name, "model")
         if "@" not in name.rsplit("/", 1)[-1]:
             raise ResourceNameError(f"{name!r} names no version: expected projects/P/locations/L/models/M@N")
         return self.request("DELETE", self.url(name, ":deleteVersion"))

@@ -6,8 +6,14 @@ name that is not a Vertex resource fails here with one line before any request i
 
 * regional control planes are `{region}-aiplatform.googleapis.com`; tuned endpoints live in the
   multi-regions `us`/`eu`, served from `aiplatform.{us,eu}.rep.googleapis.com`;
-* `TUNIFOLK_VERTEX_ENDPOINT` sends every call to one base URL (the emulator), path unchanged; plain
-  `http://` is allowed on loopback only, where no credentials are sent.
+* `TUNIFOLK_VERTEX_ENDPOINT` sends every call to one base URL (the emulator), path unchanged. It must
+  be plain `http://` on loopback (127.0.0.1, ::1, localhost): anything else is refused with one line
+  (exit 2), because the override exists for the local emulator and nothing else;
+* credentials go to Google only: a bearer token is attached to `https://*.googleapis.com` and to no
+  other URL (`carries_credentials`), whatever the override says, so a mistyped or planted endpoint
+  can never receive the user's cloud-platform token;
+* every resource name is checked against `tunifolk.job.names` (segment by segment) before a URL is
+  built from it, and each segment is quoted (`url_path`).
 """
 
 from __future__ import annotations
@@ -15,11 +21,14 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from tunifolk.errors import ConfigError, ResourceNameError
+from tunifolk.job.names import name_problem
 
 ENDPOINT_ENV = "TUNIFOLK_VERTEX_ENDPOINT"
+GOOGLE_API_DOMAIN = "googleapis.com"
+"""The only domain a bearer token is ever sent to (over https)."""
 MULTI_REGIONS = frozenset({"us", "eu"})
 _LOCATION_RE = re.compile(r"(?:^|/)locations/([^/:]+)")
 
@@ -53,19 +62,65 @@ def serving_host(endpoint_name: str) -> str:
 
 
 def endpoint_override() -> str | None:
-    """The `TUNIFOLK_VERTEX_ENDPOINT` base URL, checked, or None when unset."""
-    raw = os.environ.get(ENDPOINT_ENV, "").strip().rstrip("/")
-    if not raw:
-        return None
-    parts = urlsplit(raw)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"{ENDPOINT_ENV}={raw!r}: expected a base URL like http://127.0.0.1:8090")
-    if parts.scheme == "http" and not is_loopback(parts.hostname):
+    """The `TUNIFOLK_VERTEX_ENDPOINT` base URL, checked (`checked_endpoint`), or None when unset."""
+    raw = os.environ.get(ENDPOINT_ENV, "").strip()
+    return checked_endpoint(raw, ENDPOINT_ENV) if raw else None
+
+
+def checked_endpoint(raw: str, source: str = ENDPOINT_ENV) -> str:
+    """A base URL for the local emulator, without its trailing slash, or a ConfigError naming
+    `source` and the fix.
+
+    Only `http://` to a loopback address passes: the override is for the emulator on this machine,
+    and anything else (an https host above all, which once received the user's ADC token) is refused
+    before a request is built. No user info, query or fragment either: they would change the URL every
+    path is appended to."""
+    url = raw.strip().rstrip("/")
+    fix = f"set {source} to the local emulator's URL, e.g. http://127.0.0.1:8090, or unset it to call Google"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - a malformed port raises here, not at the first request
+    except ValueError:
+        raise ConfigError(f"{source}={raw!r} is not a URL: {fix}") from None
+    if parts.scheme != "http" or not parts.hostname or not is_loopback(parts.hostname):
         raise ConfigError(
-            f"{ENDPOINT_ENV}={raw!r}: plain http is allowed only on loopback (127.0.0.1, localhost, ::1); "
-            "use https for any other host"
+            f"{source}={raw!r}: only plain http to this machine (127.0.0.1, ::1, localhost) is allowed, "
+            f"no credentials are sent there: {fix}"
         )
-    return raw
+    if "@" in parts.netloc or "?" in url or "#" in url:
+        raise ConfigError(f"{source}={raw!r} must be a bare base URL (no user, query or fragment): {fix}")
+    return url
+
+
+def carries_credentials(url: str) -> bool:
+    """Whether a request to `url` may carry the user's Google token: https to a googleapis.com host
+    on the default port, nothing else (not the emulator, not a look-alike such as googleapis.com.evil)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return False
+    host = (parts.hostname or "").lower()
+    return (
+        parts.scheme == "https"
+        and port in (None, 443)
+        and parts.username is None
+        and (host == GOOGLE_API_DOMAIN or host.endswith("." + GOOGLE_API_DOMAIN))
+    )
+
+
+def checked_name(name: str, kind: str | None = None) -> str:
+    """`name` if it is a valid Vertex resource name (of `kind`, when given), else ResourceNameError."""
+    problem = name_problem(name, kind)
+    if problem:
+        raise ResourceNameError(problem)
+    return name
+
+
+def url_path(name: str) -> str:
+    """A checked resource name as a URL path, each segment quoted (a no-op for valid names, kept so
+    that no name can ever be read as more than its own segments)."""
+    return "/".join(quote(part, safe="@") for part in checked_name(name).split("/"))
 
 
 def console_url(job_name: str) -> str:
@@ -84,6 +139,7 @@ def console_url(job_name: str) -> str:
 
 
 def is_loopback(hostname: str) -> bool:
+    """127.0.0.0/8, ::1 or `localhost`: the addresses the endpoint override may name."""
     if hostname == "localhost":
         return True
     try:

@@ -24,6 +24,7 @@ from tunifolk.job.field_names import Input
 from tunifolk.operations import say
 from tunifolk.paths import ROOT
 from tunifolk.vertex import VertexClient, location_of
+from tunifolk.vertex_hosts import checked_name
 
 __all__ = ["PROBLEM", "ROOT", "USAGE", "UsageError"]
 
@@ -95,17 +96,18 @@ def job_name(args: argparse.Namespace) -> str:
     """`--job` as a full resource name; a bare id gets the project and location."""
     job = args.job.strip()
     if job.startswith("projects/"):
-        resource_name(job, "--job")
-        return job
+        return resource_name(job, "--job", "tuning job")
     if not job.isdigit():
         raise UsageError(f"--job {job!r}: give a numeric job id or projects/P/locations/L/tuningJobs/ID")
     project, location = project_and_location(args)
-    return f"projects/{project}/locations/{location}/tuningJobs/{job}"
+    return resource_name(f"projects/{project}/locations/{location}/tuningJobs/{job}", "--project/--location")
 
 
-def resource_name(name: str, flag: str) -> str:
-    """A Vertex resource name given on the command line, checked (a usage error names the flag)."""
+def resource_name(name: str, flag: str, kind: str | None = None) -> str:
+    """A Vertex resource name given on the command line, checked segment by segment (of `kind`, when
+    given) against `tunifolk.job.names`: a usage error names the flag."""
     try:
+        checked_name(name, kind)
         location_of(name)
     except ResourceNameError as exc:
         raise UsageError(f"{flag}: {exc}") from None
@@ -227,6 +229,7 @@ def vertex_name(flag: str) -> Any:
 
     def parse(text: str) -> str:
         try:
+            checked_name(text)
             location_of(text)
         except ResourceNameError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None

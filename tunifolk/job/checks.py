@@ -15,15 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from tunifolk.job import limits, shapes, wire
+from tunifolk.job import limits, names, shapes, wire
 from tunifolk.job.estimate import Estimate, estimate, total_steps
 from tunifolk.job.field_names import Example, Hyper, Input, Parse, PreTuned, Reward, Scorer
-from tunifolk.job.fields import INPUTS, SCORER_KINDS, SPEC_LABEL, Field, Kind
+from tunifolk.job.fields import INPUTS, SCORER_KINDS, SPEC_LABEL, Field, Kind, qualified
 from tunifolk.job.normalize import normalize
 
 Failure = tuple[str, str]
 
-_TUNED_MODEL_RE = re.compile(r"^projects/[^/]+/locations/[^/]+/models/[^/@]+(@\d+)?$")
 _LABEL_RE = re.compile(r"^[a-z0-9_-]*$")
 _GEMINI_VERSION_RE = re.compile(r"gemini-(\d+)(?:\.(\d+))?")
 
@@ -341,16 +340,25 @@ _SCORER_RULES: dict[str, Callable[[dict[str, Any], str], list[Failure]]] = {
 
 
 def _pre_tuned(n: dict[str, Any]) -> list[Failure]:
+    """The model to continue from goes into URLs (its cleanup deletes a version of it): it must be a
+    model name by `names.name_problem`, segment by segment, so `models/M#@1` fails here at preview
+    instead of reaching `DELETE …/models/M`, which takes every version."""
     pre = n.get(Input.PRE_TUNED_MODEL)
     name = pre.get(PreTuned.TUNED_MODEL_NAME) if isinstance(pre, dict) else None
-    if isinstance(name, str) and not wire.is_unknown(name) and not _TUNED_MODEL_RE.match(name):
-        return [
-            (
-                _join(Input.PRE_TUNED_MODEL, PreTuned.TUNED_MODEL_NAME),
-                f"must be projects/*/locations/*/models/* (optionally @version), got {name!r}",
-            )
-        ]
-    return []
+    if not isinstance(name, str) or wire.is_unknown(name):
+        return []
+    problem = names.name_problem(name, "model")
+    if problem is None:
+        return []
+    row = next(f for f in INPUTS if f.name == Input.PRE_TUNED_MODEL)
+    child = next(f for f in row.children if f.name == PreTuned.TUNED_MODEL_NAME)
+    key = f"{qualified(row)}.{child.config_key}"
+    return [
+        (
+            _join(Input.PRE_TUNED_MODEL, PreTuned.TUNED_MODEL_NAME),
+            f"must be projects/P/locations/L/models/M (optionally @version); set {key} to one: {problem}",
+        )
+    ]
 
 
 def _validation_example(n: dict[str, Any]) -> list[Failure]:

@@ -6,6 +6,10 @@ Comparing the two as strings says "different" for the same model, and a cleanup 
 owns that way deletes a continuous-tuning job's whole parent model with every earlier version. So every
 comparison of resource names in the program goes through `same_resource`.
 
+It is also the one place that says what a resource name may be (`GRAMMAR`, `name_problem`): every
+name the program builds a URL from is checked against it segment by segment first, so a `#`, `?`,
+`%`, `/` or `..` in a name from config or a flag can never change which resource a call reaches.
+
 Pure: no I/O. What ties an ID to its number comes from the caller (the job's own name carries the
 number of the project the config names by ID); without that, an ID and a number are taken to be the
 same project, which errs towards "same resource": the safe side for a decision about what to delete.
@@ -14,6 +18,7 @@ same project, which errs towards "same resource": the safe side for a decision a
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 
 PROJECTS = "projects"
@@ -88,3 +93,92 @@ def base(name: str) -> str:
 def version(name: str) -> str:
     """A model name's version (`…/models/M@3` → `3`), or "" without one."""
     return name.partition("@")[2]
+
+
+# --------------------------------------------------------------------------- what a name may be
+#
+# Every resource name the program puts in a URL is checked here first, segment by segment: a name is
+# a chain of `collection/id` pairs, each collection allowed only under its parent and each id held to
+# its collection's pattern. So `models/M#@1` (which `#` would cut to `DELETE …/models/M`, every
+# version), `?`, `%`, `/`, empty segments and `.`/`..` never reach a path. One table, here.
+
+_PROJECT = r"[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?|[0-9]{1,20}"
+"""A project ID (lowercase letters, digits, hyphens; starts with a letter) or a project number.
+Domain-scoped IDs (`example.com:p`) are not accepted: their `:` would read as a custom verb."""
+_LOCATION = r"[a-z]+(?:-[a-z]+[0-9]+)?"
+"""`us-central1`, `europe-west4`, the multi-regions `us`/`eu`, `global`."""
+_ID = r"[A-Za-z0-9](?:[A-Za-z0-9_-]{0,126}[A-Za-z0-9])?"
+"""A resource ID: numbers, or user-chosen IDs of letters, digits, `-` and `_`."""
+_NUMBER = r"[0-9]{1,20}"
+_PUBLISHER_MODEL = r"[a-z0-9](?:[a-z0-9-]|\.(?!\.)){0,126}[a-z0-9]|[a-z0-9]"
+"""A publisher model ID such as `gemini-2.5-flash`: dots inside, never two in a row."""
+_VERSION = rf"@{_ID}"
+"""A model version: `@3`, or an alias like `@default`."""
+
+#: What may follow what: a state (the kind of resource named so far; "" before anything) maps each
+#: collection allowed under it to the state it leads to and the pattern of its ids.
+GRAMMAR: dict[str, dict[str, tuple[str, str]]] = {
+    "": {"projects": ("project", _PROJECT)},
+    "project": {"locations": ("location", _LOCATION)},
+    "location": {
+        "tuningJobs": ("tuning job", _NUMBER),
+        "models": ("model", _ID),
+        "endpoints": ("endpoint", _ID),
+        "operations": ("operation", _NUMBER),
+        "tensorboards": ("tensorboard", _NUMBER),
+        "metadataStores": ("metadata store", _ID),
+        "publishers": ("publisher", "google"),
+    },
+    "publisher": {"models": ("publisher model", _PUBLISHER_MODEL)},
+    "tuning job": {"operations": ("operation", _NUMBER)},
+    "model": {"operations": ("operation", _NUMBER)},
+    "endpoint": {"operations": ("operation", _NUMBER)},
+    "tensorboard": {"experiments": ("experiment", _ID), "operations": ("operation", _NUMBER)},
+    "experiment": {"runs": ("run", _ID)},
+    "run": {"timeSeries": ("time series", _ID)},
+    "metadata store": {"contexts": ("context", _ID)},
+}
+#: kinds whose id may carry a version when it ends the name (`…/models/M@3`).
+VERSIONED = frozenset({"model"})
+SHAPE = "projects/P/locations/L/<collection>/ID"
+
+
+def kind_of(name: str) -> str | None:
+    """The kind of resource a valid name names (`model`, `endpoint`, `tuning job`, `location`, ...),
+    or None when `name` is not one (see `name_problem` for why)."""
+    return None if name_problem(name) else _walk(name)[0]
+
+
+def name_problem(name: object, kind: str | None = None) -> str | None:
+    """Why `name` is not a Vertex resource name (of `kind`, when given), or None when it is one.
+
+    The reason names the first offending segment, so a one-line error can say what to fix."""
+    if not isinstance(name, str):
+        return f"expected a resource name like {SHAPE}, got {name!r}"
+    found, problem = _walk(name)
+    if problem:
+        return problem
+    if kind is not None and found != kind:
+        return f"{name!r} is not a {kind} name (it names a resource of kind: {found})"
+    return None
+
+
+def _walk(name: str) -> tuple[str, str | None]:
+    """The kind `name` leads to and the first problem on the way (None when there is none)."""
+    parts = name.split("/")
+    if len(parts) < 2 or len(parts) % 2:
+        return "", f"{name!r} is not a Vertex resource name: expected {SHAPE} (collection/id pairs)"
+    state = ""
+    for i in range(0, len(parts), 2):
+        collection, ident = parts[i], parts[i + 1]
+        allowed = GRAMMAR.get(state, {})
+        if collection not in allowed:
+            where = f"under a {state}" if state else "first"
+            expected = ", ".join(allowed) or "nothing"
+            return state, f"{name!r}: {collection!r} cannot come {where}; expected {expected}"
+        state, pattern = allowed[collection]
+        if i + 2 == len(parts) and state in VERSIONED:
+            pattern = rf"(?:{pattern})(?:{_VERSION})?"
+        if not re.fullmatch(pattern, ident, flags=re.ASCII):
+            return state, f"{name!r}: {ident!r} is not a valid {state} id"
+    return state, None

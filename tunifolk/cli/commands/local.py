@@ -32,11 +32,12 @@ import requests
 
 from tunifolk import standin
 from tunifolk.cli.context import ROOT, help_for
-from tunifolk.errors import PROBLEM, USAGE, TunifolkError
+from tunifolk.errors import PROBLEM, USAGE, ConfigError, TunifolkError
 from tunifolk.standin import cloudrun
 from tunifolk.standin.run_service import CloudRunService
 from tunifolk.standin.store import Store
 from tunifolk.vertex import ENDPOINT_ENV
+from tunifolk.vertex_hosts import checked_endpoint
 
 ENGINE_ENV = "TUNIFOLK_ENGINE_DIR"
 LOCAL_ENV = "TUNIFOLK_LOCAL_DIR"
@@ -143,11 +144,24 @@ def engine_bin() -> Path:
 
 
 def emulator_url() -> str:
-    """The running emulator's URL as `local start` recorded it, else the default port's."""
+    """The running emulator's URL as `local start` recorded it, else the default port's.
+
+    The file is checked as the variable it becomes (`checked_endpoint`: loopback http only): `local
+    env` must never export an endpoint that the client would refuse, or one that points off this
+    machine because something else wrote the file."""
+    path = local_dir() / "emulator.url"
     try:
-        return (local_dir() / "emulator.url").read_text().strip()
+        recorded = path.read_text().strip()
     except OSError:
         return f"http://127.0.0.1:{DEFAULT_PORT}"
+    try:
+        return checked_endpoint(recorded, str(path))
+    except ConfigError:
+        raise LocalError(
+            f"{path} holds {recorded[:80]!r}, not the local emulator's http://127.0.0.1:PORT (the only "
+            f"endpoint {ENDPOINT_ENV} may name): remove it and run python -m tunifolk local start",
+            USAGE,
+        ) from None
 
 
 def environment() -> dict[str, str]:
