@@ -15,16 +15,37 @@ from pathlib import Path
 import pulumi
 import pulumi_gcp as gcp
 
+from tunifolk.dataset.check import check_stream
 from tunifolk.paths import ROOT
 
 
-def local_file(path: str) -> Path:
-    """A dataset path from config, relative to the project root."""
-    resolved = Path(path) if Path(path).is_absolute() else ROOT / path
+def local_file(path: str, split: str = "train") -> Path:
+    """A dataset file from config (`tunifolk:dataset.<split>`), checked before anything is uploaded.
+
+    It must resolve (links followed) to a file inside the project root, and read as tuning JSONL by
+    the project's own checker (`tunifolk.dataset.check`, what `tunifolk dataset check` runs): a path
+    that pointed anywhere once uploaded /etc/passwd as 24 "examples"."""
+    key = f"tunifolk:dataset.{split}"
+    root = ROOT.resolve()
+    resolved = (ROOT / path).resolve()
+    if Path(path).is_absolute() or not resolved.is_relative_to(root):
+        raise pulumi.RunError(
+            f"{key}: {path} resolves to {resolved}, outside the project {root}: keep the dataset inside "
+            "it, e.g. data/train.jsonl"
+        )
     if not resolved.is_file():
         raise pulumi.RunError(
-            f"tunifolk:dataset: the file {path} is not there (looked at {resolved}); build it with "
+            f"{key}: the file {path} is not there (looked at {resolved}); build it with "
             "`python -m tunifolk dataset build --out data`"
+        )
+    with resolved.open("rb") as handle:
+        report = check_stream(handle, split, resolved.stat().st_size)
+    if report.problems:
+        line, message = report.problems[0]
+        where = f"{path}:{line}" if line is not None else path
+        raise pulumi.RunError(
+            f"{key}: {where}: {message} ({len(report.problems)} problem(s) in all); not uploaded: see "
+            f"`python -m tunifolk dataset check {path}`"
         )
     return resolved
 
@@ -85,13 +106,13 @@ class TuningDataset(pulumi.ComponentResource):
                 member=args.reader,
                 opts=child,
             )
-        train = local_file(args.train_path)
+        train = local_file(args.train_path, "train")
         self.example_count = count_examples(train)
         self.train_uri = self._upload(name, "train", train, args.prefix, child)
         self.validation_uri = None
         self.validation_count = None
         if args.validation_path:
-            validation = local_file(args.validation_path)
+            validation = local_file(args.validation_path, "validation")
             self.validation_count = count_examples(validation)
             self.validation_uri = self._upload(name, "validation", validation, args.prefix, child)
         self.register_outputs(

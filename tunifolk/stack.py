@@ -197,8 +197,12 @@ def parse(raw: Mapping[str, Any]) -> StackConfig:
     if job.get(Input.PRE_TUNED_MODEL):
         job.pop(Input.BASE_MODEL, None)  # the pre-tuned model decides the base
     dataset = stack.pop(Stack.DATASET)
+    dataset_key = F.qualified(next(f for f in F.STACK_SETTINGS if f.name == Stack.DATASET))
+    for split in (Stack.TRAIN, Stack.VALIDATION):
+        if dataset.get(split) is not None:
+            dataset[split] = _project_file(dataset[split], f"{dataset_key}.{split}")
     if dataset.get(Stack.PREFIX):
-        dataset[Stack.PREFIX] = str(dataset[Stack.PREFIX]).strip("/")
+        dataset[Stack.PREFIX] = _object_prefix(dataset[Stack.PREFIX], f"{dataset_key}.{Stack.PREFIX}")
     config = StackConfig(
         job=job,
         dataset=DatasetConfig(**dataset),
@@ -210,6 +214,46 @@ def parse(raw: Mapping[str, Any]) -> StackConfig:
             f"a reward uses `cloudRun: scorer` but {F.NAMESPACE}:scorer is not set: set tunifolk:scorer.image"
         )
     return config
+
+
+def _project_file(value: Any, key: str) -> str:
+    """A dataset file named relative to the project root and staying inside it (checked here by its
+    text; the program resolves links too, `components.dataset.local_file`): an absolute path, `..`,
+    `~` or an empty segment is refused, since whatever file it names would be uploaded."""
+    text = str(value)
+    segments = text.replace("\\", "/").split("/")
+    if (
+        not text.strip()
+        or Path(text).is_absolute()
+        or text.startswith(("/", "~"))
+        or any(seg in ("", "..") for seg in segments)
+        or "\0" in text
+    ):
+        raise ConfigError(
+            f"{key} must name a file inside the project, relative to its root (like data/train.jsonl); "
+            f"got {text!r}"
+        )
+    return text
+
+
+def _object_prefix(value: Any, key: str) -> str:
+    """The object prefix in the bucket, without its trailing `/`: segments of a plain folder path
+    (no leading `/`, no empty, `.` or `..` segment, no CR/LF, backslash or NUL). GCS would take some
+    of these as flat names, but they read as paths wherever objects become files (the stand-in, the
+    emulator, `gcloud storage cp -r`), and `../..` once wrote outside the stand-in's folder."""
+    text = str(value).rstrip("/")
+    segments = text.split("/")
+    if (
+        text.startswith("/")
+        or any(seg in ("", ".", "..") for seg in segments)
+        or any(c in text for c in "\r\n\0\\")
+        or len(text.encode("utf-8", "surrogatepass")) > 900
+    ):
+        raise ConfigError(
+            f"{key} must be a folder path in the bucket like rlft/v1 (no leading '/', no empty, '.' or "
+            f"'..' segment); got {value!r}"
+        )
+    return text
 
 
 def load_stack_file(path: str | Path) -> StackConfig:

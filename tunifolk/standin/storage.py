@@ -1,5 +1,13 @@
 """Cloud Storage in the stand-in: buckets, objects (written where the Vertex emulator reads
-`gs://` URIs), bucket IAM and the legacy ACL resources."""
+`gs://` URIs), bucket IAM and the legacy ACL resources.
+
+Objects are files at `<gcs dir>/<bucket>/<object name>`, so an object name is a path here, which in
+GCS it is not. Names are refused as GCS refuses them (https://cloud.google.com/storage/docs/objects#naming:
+1-1024 bytes of UTF-8, no CR or LF, not `.` or `..`, not under `.well-known/acme-challenge/`), and
+also, where GCS would take them but a file path cannot stand for them, those with an empty, `.` or
+`..` segment, a leading `/`, a backslash or a NUL (`a/../b` is one flat name to GCS, a way out of
+the bucket's folder here). Every path is resolved and must stay inside its bucket's folder.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +39,37 @@ from tunifolk.standin.kind import (
 from tunifolk.standin.store import Record
 
 BUCKET_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
+ACME_PREFIX = ".well-known/acme-challenge/"
+
+
+def object_name_problem(name: str) -> str | None:
+    """Why GCS (first) or the stand-in's file layout (then) refuses an object name, or None."""
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:
+        return f"{name!r} is not a valid object name: it is not valid UTF-8"
+    if name in (".", "..") or not 1 <= size <= 1024 or "\n" in name or "\r" in name:
+        return f"{name!r} is not a valid object name (1-1024 bytes of UTF-8, no CR/LF, not . or ..)"
+    if name.startswith(ACME_PREFIX):
+        return f"object names may not start with {ACME_PREFIX}"
+    segments = name.split("/")
+    if "\0" in name or "\\" in name or any(seg in ("", ".", "..") for seg in segments):
+        return (
+            f"{name!r}: the stand-in stores objects as files, so it refuses names with an empty, '.' or "
+            "'..' segment, a leading or doubled '/', a backslash or a NUL: name the object without them"
+        )
+    return None
+
+
+def object_path(gcs: Path, bucket: str, name: str) -> Path:
+    """The file that holds `gs://bucket/name`, which must lie inside the bucket's folder."""
+    if not BUCKET_RE.match(bucket) or ".." in bucket or object_name_problem(name):
+        raise StandInError(f"googleapi: Error 400: gs://{bucket}/{name} is not a valid object, invalid")
+    folder = (gcs / bucket).resolve()
+    path = (folder / name).resolve()
+    if not path.is_relative_to(folder) or path == folder:
+        raise StandInError(f"googleapi: Error 400: gs://{bucket}/{name} leaves its bucket, invalid")
+    return path
 
 
 class Bucket(Kind):
@@ -128,13 +167,8 @@ class BucketObject(Kind):
     def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
         out = []
         name = inputs.get("name")
-        if isinstance(name, str) and name != UNKNOWN:
-            if name in (".", "..") or "\n" in name or "\r" in name or len(name.encode()) > 1024:
-                out.append(
-                    ("name", f"{name!r} is not a valid object name (1-1024 bytes, no CR/LF, not . or ..)")
-                )
-            if name.startswith(".well-known/acme-challenge/"):
-                out.append(("name", "object names may not start with .well-known/acme-challenge/"))
+        if isinstance(name, str) and name != UNKNOWN and (problem := object_name_problem(name)):
+            out.append(("name", problem))
         if missing(inputs.get("source")) and missing(inputs.get("content")):
             out.append(("source", "one of source or content must be set"))
         source = inputs.get("source")
@@ -186,24 +220,25 @@ class BucketObject(Kind):
         )
 
     def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
-        path = ctx.gcs / inputs["bucket"] / inputs["name"]
+        path = object_path(ctx.gcs, inputs["bucket"], inputs["name"])
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_bytes(self._data(inputs))
         tmp.replace(path)
 
     def on_read(self, ctx: Context, record: Record) -> None:
-        path = ctx.gcs / record.inputs["bucket"] / record.inputs["name"]
+        path = object_path(ctx.gcs, record.inputs["bucket"], record.inputs["name"])
         if not path.is_file():  # deleted behind the stand-in's back: gone, as Google would say
             ctx.store.delete(self.token, record.id)
             raise Gone()
 
     def before_delete(self, ctx: Context, record: Record) -> None:
-        path = ctx.gcs / record.inputs["bucket"] / record.inputs["name"]
+        path = object_path(ctx.gcs, record.inputs["bucket"], record.inputs["name"])
         path.unlink(missing_ok=True)
+        folder = (ctx.gcs / record.inputs["bucket"]).resolve()
         with contextlib.suppress(OSError):  # prune empty prefix folders, as GCS has no folders
             for parent in path.parents:
-                if parent == ctx.gcs / record.inputs["bucket"]:
+                if parent == folder or not parent.is_relative_to(folder):
                     break
                 parent.rmdir()
 
