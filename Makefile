@@ -3,19 +3,40 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt scorer/requirements*.txt pyproject.toml | sha1sum | cut -c1-12)
+# The pins people edit (requirements*.txt) and the hashed locks `make lock` resolves from them, each
+# beside its input (X.txt -> X.lock). Installs read only the locks; the venv installs the dev lock.
+LOCK_INPUTS := requirements-dev.txt requirements.txt scorer/requirements.txt scorer/requirements-build.txt
+LOCKS := $(LOCK_INPUTS:.txt=.lock)
+STAMP := $(VENV)/.installed-$(shell cat $(LOCKS) pyproject.toml | sha1sum | cut -c1-12)
 STACK ?= dev
 JOB ?=
 ARGS ?=
 
 .PHONY: install test test-fast lint docs fmt bench fuzz redteam demo emulator scorer validate launch status watch clean \
-	engine standin
+	engine standin lock
 
-$(STAMP): requirements.txt requirements-dev.txt scorer/requirements.txt scorer/requirements-build.txt pyproject.toml
+## The venv: exactly the packages of the dev lock, each checked against its hashes (--no-deps: the
+## lock is the whole list; pip 23's resolver also trips on a locked package wanted with an extra,
+## google-auth[requests]), then `pip check` that every dependency is met; then the project itself,
+## editable, built by the lock's setuptools (--no-build-isolation: nothing is fetched for the build).
+$(STAMP): $(LOCKS) pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r requirements-dev.lock
+	$(PY) -m pip check
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	rm -f $(VENV)/.installed-* && touch $@
+
+## make lock: resolve the locks again from the pins, for the machine and the image (Linux x86_64,
+## CPython 3.11), with every file's sha256. The dev lock first; the others are held to its versions,
+## so each package has one version everywhere. Versions already locked are kept while they still
+## fit; LOCK_ARGS=--upgrade moves every unpinned one to its newest.
+LOCK_ARGS ?=
+LOCK_COMPILE = $(VENV)/bin/uv pip compile --quiet --generate-hashes --python-version 3.11 \
+	--python-platform x86_64-manylinux_2_28 --custom-compile-command 'make lock' $(LOCK_ARGS)
+lock: $(STAMP)
+	$(LOCK_COMPILE) requirements-dev.txt -o requirements-dev.lock
+	set -e; for f in $(filter-out requirements-dev.txt,$(LOCK_INPUTS)); do \
+		$(LOCK_COMPILE) -c requirements-dev.lock $$f -o $${f%.txt}.lock; done
 
 ## The scoring core compiled in place with Cython (python -m scorer.build_ext: the same sources,
 ## the same rewards, faster). Without a C compiler it says why and the sources run as they are.

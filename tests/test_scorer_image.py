@@ -1,12 +1,14 @@
-"""The scorer's Cloud Run image installs only ``scorer/requirements.txt``: every module the image
-can run must import nothing else (the stdlib, the ``scorer`` package, those pins), and the compile
-step of its build stage only ``scorer/requirements-build.txt``. There is no Docker engine here to
-build the image, so this is checked on the sources."""
+"""The scorer's Cloud Run image installs exactly ``scorer/requirements.lock`` (the closure of the pins
+of ``scorer/requirements.txt``, hashed; ``make lock``): every module the image can run must import
+nothing else (the stdlib, the ``scorer`` package, what that lock installs), and the compile step of
+its build stage only what ``scorer/requirements-build.lock`` installs. There is no Docker engine here
+to build the image, so this is checked on the sources and on ``scorer/Dockerfile``."""
 
 from __future__ import annotations
 
 import ast
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -23,8 +25,12 @@ IMPORT_NAMES = {
     "orjson": "orjson",
     "cython": "Cython",
     "setuptools": "setuptools",
+    "click": "click",
+    "h11": "h11",
 }
-"""Distribution name in scorer/requirements*.txt → the module it provides."""
+"""Distribution name in the scorer's pins and locks → the module it provides."""
+LOCKS = {"serve": "requirements.lock", "build": "requirements-build.lock"}
+"""What each stage of scorer/Dockerfile installs (make lock writes them)."""
 
 
 def _pins(file: str = "requirements.txt") -> set[str]:
@@ -32,6 +38,12 @@ def _pins(file: str = "requirements.txt") -> set[str]:
     return {
         re.split(r"[=<>~!\[ ]", ln.strip(), maxsplit=1)[0].lower() for ln in lines if ln.strip()[:1].isalpha()
     }
+
+
+def _locked(file: str) -> set[str]:
+    """The distributions a lock installs: its requirement lines (hashes and comments are indented)."""
+    lines = (SCORER / file).read_text().splitlines()
+    return {m.group(0).lower() for ln in lines if (m := re.match(r"[A-Za-z0-9][\w.-]*(?=[\[=])", ln))}
 
 
 def _imported_roots(path: Path) -> set[str]:
@@ -59,20 +71,67 @@ def test_every_pin_is_known_and_used() -> None:
     assert not unused, f"pinned for the image, used by none of its modules: {unused}"
 
 
-def test_the_image_imports_only_its_pins_and_the_stdlib() -> None:
-    allowed = set(sys.stdlib_module_names) | {"scorer"} | {IMPORT_NAMES[p] for p in _pins()}
+def test_every_locked_package_is_known() -> None:
+    for file in LOCKS.values():
+        unknown = sorted(_locked(file) - set(IMPORT_NAMES))
+        assert not unknown, f"scorer/{file} installs {unknown}; add them to IMPORT_NAMES"
+
+
+def test_the_image_imports_only_its_lock_and_the_stdlib() -> None:
+    allowed = set(sys.stdlib_module_names) | {"scorer"} | {IMPORT_NAMES[p] for p in _locked(LOCKS["serve"])}
     strays = {
         p.name: sorted(_imported_roots(p) - allowed) for p in SCORER.glob("*.py") if p.name not in DEV_TOOLS
     }
     assert not any(strays.values()), f"imports the image does not install: {strays}"
 
 
-def test_the_build_stage_imports_only_its_pins_and_the_stdlib() -> None:
+def test_the_build_stage_imports_only_its_lock_and_the_stdlib() -> None:
     pins = _pins("requirements-build.txt")
     assert pins <= set(IMPORT_NAMES), (
         f"scorer/requirements-build.txt pins {sorted(pins)}; update IMPORT_NAMES"
     )
-    allowed = set(sys.stdlib_module_names) | {"scorer"} | {IMPORT_NAMES[p] for p in pins}
+    allowed = set(sys.stdlib_module_names) | {"scorer"} | {IMPORT_NAMES[p] for p in _locked(LOCKS["build"])}
     imported = _imported_roots(SCORER / BUILD_STAGE)
     assert imported <= allowed, f"{BUILD_STAGE} imports what its stage does not install: {imported - allowed}"
     assert {IMPORT_NAMES[p] for p in pins} <= imported, "a build pin nothing imports"
+
+
+def _dockerfile_runs() -> list[tuple[str, str]]:
+    """(stage, command) of each RUN of scorer/Dockerfile, continuation lines joined."""
+    text = (SCORER / "Dockerfile").read_text().replace("\\\n", " ")
+    stage, runs = "", []
+    for line in text.splitlines():
+        if line.startswith("FROM "):
+            stage = "build" if line.split()[-1] == "build" else "serve"
+        elif line.startswith("RUN "):
+            runs.append((stage, line[4:]))
+    return runs
+
+
+def test_the_image_installs_from_its_hashed_locks_only() -> None:
+    """Each stage's one pip install reads its lock with --require-hashes --no-deps: nothing unpinned
+    (uvicorn's click and h11 included), nothing unhashed, nothing resolved at build time."""
+    installs: dict[str, list[list[str]]] = {}
+    for stage, command in _dockerfile_runs():
+        for step in command.split("&&"):
+            words = shlex.split(step)
+            if words[:2] == ["pip", "install"] or words[:4] == ["python", "-m", "pip", "install"]:
+                installs.setdefault(stage, []).append(words)
+    assert set(installs) == set(LOCKS), f"pip install by stage: {installs}"
+    for stage, [*others, words] in installs.items():
+        assert not others, f"the {stage} stage runs pip install more than once: {installs[stage]}"
+        assert {"--require-hashes", "--no-deps"} <= set(words), f"{stage}: {words}"
+        files = [words[i + 1] for i, w in enumerate(words) if w in ("-r", "--requirement")]
+        assert [Path(f).name for f in files] == [LOCKS[stage]], f"{stage} installs {files}"
+        assert not [w for w in words[2:] if not w.startswith("-") and w not in files], f"{stage}: {words}"
+
+
+def test_the_bases_run_the_python_the_locks_were_resolved_for() -> None:
+    """make lock resolves for one Python (--python-version); the bases' tags, digest or not, are it."""
+    [target] = re.findall(r"--python-version (\d+\.\d+)", (ROOT / "Makefile").read_text())
+    bases = re.findall(r"^ARG \w+_IMAGE=(\S+)", (SCORER / "Dockerfile").read_text(), re.M)
+    assert len(bases) == 2, f"scorer/Dockerfile base ARGs: {bases}"
+    for base in bases:
+        assert re.fullmatch(rf"python:{re.escape(target)}(-slim)?(@sha256:[0-9a-f]{{64}})?", base), base
+    froms = re.findall(r"^FROM (\S+)", (SCORER / "Dockerfile").read_text(), re.M)
+    assert froms == ["${BUILD_IMAGE}", "${BASE_IMAGE}"], froms
