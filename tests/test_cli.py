@@ -18,6 +18,7 @@ import requests
 import servers
 from jobs import BUCKET, write_dataset
 from tunifolk.cli import main
+from tunifolk.job.names import local_project_number
 from tunifolk.vertex import ENDPOINT_ENV
 
 PROJECT = "tunifolk-cli"
@@ -74,7 +75,7 @@ def test_launch_list_watch_status_sample_cancel(gcs, scorer_uri, monkeypatch, ca
     with emulator_with(gcs) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
         job = launch(scorer_uri, capsys)
-        assert job.startswith(f"projects/{PROJECT}/locations/{LOCATION}/tuningJobs/")
+        assert job.startswith(f"projects/{local_project_number(PROJECT)}/locations/{LOCATION}/tuningJobs/")
         assert launch(scorer_uri, capsys) == job  # the same spec is adopted, not duplicated
 
         assert main(["list", *WHERE]) == 0

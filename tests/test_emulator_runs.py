@@ -32,6 +32,9 @@ from scorer.catalogue import instruction
 from scorer.score import score
 from servers import ROOT, emulator, scorer
 from tunifolk.job.limits import TERMINAL_STATES
+from tunifolk.job.names import local_project_number
+
+NUMBER = local_project_number("proj")  # the emulator names what it returns by number, as Google does
 
 pytestmark = pytest.mark.slow  # every test runs jobs on an emulator
 
@@ -103,14 +106,14 @@ def test_lifecycle_checkpoints_and_tuned_model(emulator_world: tuple, finished: 
     stats = job["tuningDataStats"]["reinforcementTuningDataStats"]
     assert stats == {"tuningDatasetExampleCount": "64", "tuningStepCount": "16"}
     tuned = job["tunedModel"]
-    assert tuned["model"].startswith("projects/proj/locations/us-central1/models/") and tuned[
+    assert tuned["model"].startswith(f"projects/{NUMBER}/locations/us-central1/models/") and tuned[
         "model"
     ].endswith("@1")
-    assert tuned["endpoint"].startswith("projects/proj/locations/us/endpoints/")
+    assert tuned["endpoint"].startswith(f"projects/{NUMBER}/locations/us/endpoints/")
     cps = tuned["checkpoints"]
     assert [c["step"] for c in cps] == ["4", "8", "12", "16"]
     assert [c["epoch"] for c in cps] == ["1", "1", "2", "2"]
-    assert all(c["endpoint"].startswith("projects/proj/locations/us/endpoints/") for c in cps)
+    assert all(c["endpoint"].startswith(f"projects/{NUMBER}/locations/us/endpoints/") for c in cps)
     internal = next(j for j in admin(url, "jobs")["jobs"] if j["name"] == job["name"])
     assert internal["completedSteps"] == 16 and internal["totalSteps"] == 16
 
@@ -237,8 +240,8 @@ def test_europe_west4_serves_from_eu(emulator_world: tuple) -> None:
     job = create_job(url, job_body(train, val, rs.url + "/ok", epochCount="1"), location="europe-west4")
     job = wait_for(url, job["name"], TERMINAL_STATES)
     assert job["state"] == "JOB_STATE_SUCCEEDED"
-    assert job["tunedModel"]["endpoint"].startswith("projects/proj/locations/eu/endpoints/")
-    assert job["tunedModel"]["model"].startswith("projects/proj/locations/europe-west4/models/")
+    assert job["tunedModel"]["endpoint"].startswith(f"projects/{NUMBER}/locations/eu/endpoints/")
+    assert job["tunedModel"]["model"].startswith(f"projects/{NUMBER}/locations/europe-west4/models/")
 
 
 def test_missing_dataset_fails_the_job(emulator_world: tuple) -> None:
