@@ -1,0 +1,116 @@
+"""The red-team rounds: per round and tier, how many of a fresh attacker's cases the reward holds.
+
+Each round is a file `tests/redteam_rounds/roundN.jsonl` written by an attacker who had not read the
+tests or earlier rounds (docs/scorer.md, "Rounds"); one case per line: `id`, `tier`, `category`,
+`references`, `text`, and for a harmless variant the `base` case it is a layout of. A case holds when:
+
+- cheat: the reward is at most 0;
+- wrong_form: at most 0.3;
+- harmless: within 0.1 of its base's reward;
+- genuine: at least 0.8;
+- imperfect: from 0.2 to 0.9.
+
+Run `python bench/redteam_rounds.py` for the table (`--misses` lists what does not hold);
+`bench/results/redteam-rounds.md` records each round before and after the changes it led to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+ROUNDS = ROOT / "tests" / "redteam_rounds"
+TIERS = ("cheat", "wrong_form", "harmless", "genuine", "imperfect")
+
+
+@dataclass(frozen=True)
+class Case:
+    round: str
+    id: str
+    tier: str
+    category: str
+    references: dict[str, Any]
+    text: str
+    base: str | None
+
+
+def load(folder: Path = ROUNDS) -> list[Case]:
+    cases = []
+    for path in sorted(folder.glob("round*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                d = json.loads(line)
+                cases.append(
+                    Case(
+                        path.stem,
+                        d["id"],
+                        d["tier"],
+                        d.get("category", ""),
+                        d["references"],
+                        d["text"],
+                        d.get("base"),
+                    )
+                )
+    return cases
+
+
+def reward(case: Case) -> float:
+    from scorer.score import score
+
+    return score({"parts": [{"text": case.text}]}, case.references).reward
+
+
+def holds(case: Case, r: float, rewards: dict[str, float]) -> bool:
+    if case.tier == "cheat":
+        return r <= 0.0
+    if case.tier == "wrong_form":
+        return r <= 0.3
+    if case.tier == "genuine":
+        return r >= 0.8
+    if case.tier == "imperfect":
+        return 0.2 <= r <= 0.9
+    base = rewards.get(case.base or "")
+    return base is not None and abs(r - base) <= 0.1
+
+
+def judge(cases: list[Case]) -> list[tuple[Case, float, bool]]:
+    rewards = {c.id: reward(c) for c in cases}
+    return [(c, rewards[c.id], holds(c, rewards[c.id], rewards)) for c in cases]
+
+
+def table(results: list[tuple[Case, float, bool]]) -> str:
+    counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for case, _, ok in results:
+        cell = counts[(case.round, case.tier)]
+        cell[0] += ok
+        cell[1] += 1
+    rounds = sorted({c.round for c, _, _ in results})
+    lines = ["| round | " + " | ".join(TIERS) + " |", "|---|" + "---|" * len(TIERS)]
+    for rnd in rounds:
+        cells = [f"{counts[(rnd, t)][0]}/{counts[(rnd, t)][1]}" for t in TIERS]
+        lines.append(f"| {rnd} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--misses", action="store_true", help="list every case that does not hold")
+    args = parser.parse_args()
+    results = judge(load())
+    print(table(results))
+    if args.misses:
+        for case, r, ok in results:
+            if not ok:
+                print(f"{case.id:8} {case.tier:10} {r:+.3f}  {case.references.get('form')}  {case.category}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.exit(main())
