@@ -92,12 +92,12 @@ def test_a_link_out_of_the_project_is_not_uploaded(link_in_project: Path) -> Non
     (link_in_project / "train.jsonl").symlink_to("/etc/passwd")
     relative = str((link_in_project / "train.jsonl").relative_to(ROOT))
     with pytest.raises(pulumi.RunError, match=r"tunifolk:dataset\.train: .* outside the project"):
-        local_file(relative, "train")
+        local_file(relative)  # the training file: the split's default
 
 
 def test_a_file_that_is_not_tuning_jsonl_is_not_uploaded() -> None:
     with pytest.raises(pulumi.RunError) as caught:
-        local_file("pyproject.toml", "train")
+        local_file("pyproject.toml")
     message = str(caught.value)
     assert message.startswith("tunifolk:dataset.train: pyproject.toml:1: ") and "dataset check" in message
     assert "\n" not in message
