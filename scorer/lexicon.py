@@ -11,13 +11,19 @@ language and script the example asks for (docs/scorer.md, "Lexicon"):
 * **Tunisian Arabizi**: no public lexicon exists, and a transliteration of the Arabic list does not
   work (Arabic script writes no short vowels, so almost any Latin syllable string matches some
   Arabic word). ``lexicon/arabizi.txt`` is ``lexicon/arabizi_core.txt`` (a curated core vocabulary)
-  plus the words of the Arabizi sample poems, in the scorer's phonetic spelling fold.
+  plus the words of the Arabizi sample poems, in the scorer's phonetic spelling fold. A word the
+  fold does not find is looked up once more by its *loose* form (ح as 7 or h, ق as 9, q, k or g,
+  ع as 3 or left out), against the listed words and their spellings with one or two vowels dropped
+  (``wlh`` for wallah, ``s7i7`` for sahih): only for a token of five letters or more, or one that
+  carries an Arabizi digit, because short loose matches are what random syllables make. The
+  frequent short words and their vowelless spellings (``mch``, ``3lik``, ``feha``) are listed.
 
 Lookups strip clitics and common suffixes (و ب ل ك ف ال …, w- b- l- el- …; -ها -و -ش …, -ek -ou
 -ch …) before giving up, so a word's inflected forms need not be listed; a stem must keep three
-letters, so short random strings rarely pass. Digits are never words (in Arabizi a digit inside a
-word is a letter: ``3la``, ``7ob``). ``scorer/build_lexicon.py`` writes both files reproducibly; at
-run time only the two text files are read (once, into frozensets; lookups are cached per word).
+letters (four before a one-vowel suffix), so short random strings rarely pass. Digits are never
+words (in Arabizi a digit inside a word is a letter: ``3la``, ``7ob``). ``scorer/build_lexicon.py``
+writes both files reproducibly; at run time only the two text files are read (once, into
+frozensets; lookups are cached per word).
 """
 
 from __future__ import annotations
@@ -102,6 +108,9 @@ LATIN_SUFFIXES = (
     "h",
 )
 LATIN_VERB_PREFIXES = ("na", "ta", "ia", "n", "t", "i")
+LATIN_WEAK_SUFFIXES = frozenset("aiu")
+"""One-vowel suffixes (-a, -i, -ou): on a three-letter stem they turn a third of random two-syllable
+strings into words (dar+a, bid+a), so their stem keeps four letters; short forms are listed."""
 
 
 def _load(path: Path) -> frozenset[str]:
@@ -123,10 +132,15 @@ def arabic_lookup_form(word: str) -> str:
 
 
 def _stems(
-    word: str, prefixes: tuple[str, ...], suffixes: tuple[str, ...], verb: tuple[str, ...]
+    word: str,
+    prefixes: tuple[str, ...],
+    suffixes: tuple[str, ...],
+    verb: tuple[str, ...],
+    weak: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The word, the word without one clitic prefix, and each of those without up to two suffixes,
-    then without a verb prefix; stems shorter than MIN_STEM are dropped."""
+    then without a verb prefix; stems shorter than MIN_STEM are dropped, and a ``weak`` suffix (one
+    vowel letter) leaves a stem of MIN_STEM + 1 at least."""
     heads = [word]
     for p in prefixes:
         if word.startswith(p) and len(word) - len(p) >= MIN_STEM:
@@ -136,7 +150,7 @@ def _stems(
         x = h
         for _ in range(2):
             for s in suffixes:
-                if x.endswith(s) and len(x) - len(s) >= MIN_STEM:
+                if x.endswith(s) and len(x) - len(s) >= MIN_STEM + (s in weak):
                     x = x[: -len(s)]
                     out.append(x)
                     break
@@ -160,6 +174,62 @@ def is_arabic_word(word: str) -> bool:
     return any(s in ARABIC for s in _stems(w, AR_PREFIXES, AR_SUFFIXES, AR_VERB_PREFIXES))
 
 
+# Spellings the fold keeps apart but writers of Tunisian Arabizi use for one sound: 7 or h (ح),
+# 9, q, k or g (ق), and ع written 3, a vowel or nothing (3lik, alik: the loose key drops the 3 and
+# the dropped-vowel spellings match the rest). Vowel quality is not merged (feha and fiha are both
+# listed): merging it let a third of random syllable strings through (measured). The loose key is
+# only compared with loose_variants().
+_LOOSE = str.maketrans({"7": "h", "9": "k", "g": "k", "3": ""})
+_VOWELS = frozenset("aiu")
+MIN_LOOSE = 5
+"""Letters a token's loose form must have to be looked up by it: short strings are what random
+syllables make (every two-syllable string is one of about 2,000), so short words are listed."""
+_ARABIZI_DIGITS = frozenset("35789")
+MIN_VARIANT = 3
+"""Letters a vowel-dropped spelling must keep to be looked up (``wlh`` for wallah, ``s7i7`` for
+sahih): shorter skeletons match too many random strings (measured, bench/bench_lexicon.py)."""
+MAX_DROPPED = 2
+"""Vowels a spelling may drop from a listed word."""
+
+
+def loose_form(folded: str) -> str:
+    """A folded Arabizi word with the letters merged that writers interchange (see _LOOSE), doubled
+    letters single."""
+    w = folded.translate(_LOOSE)
+    out: list[str] = []
+    for ch in w:
+        if not out or out[-1] != ch:
+            out.append(ch)
+    return "".join(out)
+
+
+def _dropped(word: str) -> set[str]:
+    """``word`` and its spellings without one to MAX_DROPPED of its vowels that keep MIN_VARIANT
+    letters: the vowelless ways a listed word is typed."""
+    out = {word}
+    frontier = {word}
+    for _ in range(MAX_DROPPED):
+        frontier = {
+            v
+            for w in frontier
+            for i, ch in enumerate(w)
+            if ch in _VOWELS and len(v := loose_form(w[:i] + w[i + 1 :])) >= MIN_VARIANT
+        } - out
+        out |= frontier
+    return out
+
+
+@functools.cache
+def loose_variants() -> frozenset[str]:
+    """The loose forms of every Arabizi lexicon word and their vowel-dropped spellings. Built once,
+    on the first lookup that needs it (a few tens of milliseconds), not at import: Arabic-script
+    scoring never pays for it."""
+    out: set[str] = set()
+    for w in ARABIZI:
+        out |= _dropped(loose_form(w))
+    return frozenset(out)
+
+
 def arabizi_lookup_form(word: str) -> str:
     """The lexicon's spelling of a Latin token: the rhyme code's phonetic fold (case, ch/sh,
     ou/oo/u, e/a, doubled letters)."""
@@ -176,10 +246,14 @@ def is_arabizi_word(word: str) -> bool:
         return False
     if w in ARABIZI:
         return True
-    stems = _stems(w, LATIN_PREFIXES, LATIN_SUFFIXES, LATIN_VERB_PREFIXES)
+    stems = _stems(w, LATIN_PREFIXES, LATIN_SUFFIXES, LATIN_VERB_PREFIXES, LATIN_WEAK_SUFFIXES)
     # construct state: a feminine noun's -a is written -et before its complement (chajret ezzin)
     stems += [s[:-2] + "a" for s in stems if s.endswith("at") and len(s) > MIN_STEM]
-    return any(s in ARABIZI for s in stems)
+    if any(s in ARABIZI for s in stems):
+        return True
+    floor = MIN_VARIANT if any(ch in _ARABIZI_DIGITS for ch in word) else MIN_LOOSE
+    variants = loose_variants()
+    return any(len(v) >= floor and v in variants for v in map(loose_form, (w, *stems)))
 
 
 def is_word(word: str, arabizi: bool) -> bool:
