@@ -13,15 +13,18 @@ No I/O, no randomness, no dependence on hash order: the same input gives the sam
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from scorer.arabic import arabizi_fold, rhyme_identity
 from scorer.catalogue import FormSpec, lookup
+from scorer.hidden import reader_text
 from scorer.lexicon import is_arabic_word, is_arabizi_word
 from scorer.structure import Ends, score_bayt, score_strophic, short_penalty
-from scorer.text import Line, Poem, extract_text, parse_poem
+from scorer.text import MAX_CHARS, Line, Poem, extract_text, parse_poem
+from scorer.wordshape import is_function_word, is_piece
 
 ITA_WINDOW = 7
 """Classical tolerance: a rhyme word may come back after about seven lines (al-Hāshimī)."""
@@ -43,6 +46,15 @@ misspelt word costs nothing."""
 LANG_FULL = 0.85
 """The language gate: the mean line worth over LANG_FULL, capped at 1. Linear, so each line of
 non-language or template costs its share (smooth for GRPO), and a poem of them earns nothing."""
+RHYME_UNKNOWN = 0.5
+"""A hemistich whose last word, the one that carries the rhyme, is not a word keeps this share of its
+worth: an invented rhyme word costs more than an unknown word inside the line, never less."""
+OVERLAP_FROM, OVERLAP_FULL = 0.5, 0.8
+"""Repetition by overlap, not equality: the share of a hemistich body's word pairs already met in
+earlier hemistichs. Below OVERLAP_FROM it is free (a repeated phrase, anaphora); at OVERLAP_FULL the
+hemistich is a template's copy and worth nothing; linear in between."""
+OVERLAP_MIN_PAIRS = 3
+"""Bodies of fewer word pairs are too short to call a copy by their pairs."""
 
 WEIGHTS_STROPHIC = {
     "main": 0.26,
@@ -93,7 +105,8 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         if "form" not in refs:
             return _fail("no references.form")
         return _fail(f"unknown form {refs['form'][:40]!r}")
-    poem = parse_poem(extract_text(response))
+    raw = extract_text(response)
+    poem = parse_poem(raw)
     if not poem.blocks:
         return _fail("no poem in the response" + (" (only prose)" if poem.prose_chars else ""))
     sub: dict[str, float] = {}
@@ -112,19 +125,23 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     arabizi = (
         script == "arabizi" if script in ("arabic", "arabizi") else poem.latin_letters > poem.arabic_letters
     )
-    sub["language"] = _language_gate(poem, arabizi)
+    sub["language"] = _language_gate(poem, arabizi, spec.refrain != "none")
     form_gate = sub.pop("_size_gate", 1.0)
     if form_gate < 1.0:
         sub["form"] = form_gate
+    reader = reader_text(raw[: MAX_CHARS + 1])
+    if reader:
+        sub["one_text"] = 0.0
     base = sum([w * sub.get(k, 0.0) for k, w in weights]) / weight_sum
-    q = (base - sum(pen.values())) * gate * sub["language"] * form_gate
+    q = (base - sum(pen.values())) * gate * sub["language"] * form_gate * (0.0 if reader else 1.0)
     reward = max(-1.0, min(1.0, 2.0 * q - 1.0))
     if not math.isfinite(reward):
         reward = -1.0
     out = {k: _round4(v) for k, v in sub.items()}
     out.update({f"p_{k}": _round4(v) for k, v in pen.items() if v > 0})
     out["quality"] = _round4(max(0.0, min(1.0, q)))
-    return Score(reward, out, _reason(spec, sub, pen))
+    reason = _reason(spec, sub, pen)
+    return Score(reward, out, f"{reason}; text for another reader: {reader}" if reader else reason)
 
 
 def _weights(weights: dict[str, float]) -> tuple[tuple[tuple[str, float], ...], float]:
@@ -228,14 +245,19 @@ def _babble(lines: list[Line]) -> float:
     return total / units if units else 0.0
 
 
-def _language_gate(poem: Poem, arabizi: bool) -> float:
-    """Non-language and templates earn nothing: every hemistich (a line without a caesura is one)
-    is worth the share of its words the lexicon knows for the asked script (scorer/lexicon.py),
-    mapped by LINE_ZERO/LINE_FULL, and nothing when it repeats an earlier hemistich's body with only
-    the last word changed (a template; a verbatim refrain is not one). The mean worth over LANG_FULL
-    (capped at 1) multiplies the quality."""
+def _language_gate(poem: Poem, arabizi: bool, refrain: bool) -> float:
+    """Non-language, templates and copies earn nothing: every hemistich (a line without a caesura is
+    one) is worth the share of its body words that are words of the asked script (the lexicon, less
+    the pieces of `scorer.wordshape`), mapped by LINE_ZERO/LINE_FULL; times RHYME_UNKNOWN when its
+    last word is not a word; and less as it repeats earlier hemistichs (`_copy_share`). The mean
+    worth over LANG_FULL (capped at 1) multiplies the quality. `refrain`: the form repeats a line
+    verbatim, so a verbatim repeat is the refrain's business, not a copy."""
     known = is_arabizi_word if arabizi else is_arabic_word
-    seen: dict[tuple[str, ...], str] = {}
+
+    def word(w: str) -> bool:
+        return known(w) and not is_piece(w)
+
+    seen = _Seen()
     total = 0.0
     units = 0
     span = LINE_FULL - LINE_ZERO
@@ -245,22 +267,81 @@ def _language_gate(poem: Poem, arabizi: bool) -> float:
             n = len(h)
             # the body decides: a real rhyme word glued onto gibberish does not make it language
             body = h[:-1] if n >= 3 else h
-            worth = (sum(map(known, body)) / len(body) - LINE_ZERO) / span
+            worth = (sum(map(word, body)) / len(body) - LINE_ZERO) / span
             if worth <= 0.0:
                 continue
             if worth > 1.0:
                 worth = 1.0
-            if n >= 3:
-                key = tuple(map(arabizi_fold, body)) if arabizi else tuple(body)
-                # one word repeated is babble, the babble penalty's business, not a template
-                if key.count(key[0]) != len(key):
-                    end = rhyme_identity(h[-1])
-                    if seen.setdefault(key, end) != end:
-                        continue
+            if n >= 3 and not word(h[-1]):
+                worth *= RHYME_UNKNOWN
+            if len(body) >= 3 and all(map(is_function_word, body)):
+                continue  # particles and pronouns only: the line says nothing
+            folded = [arabizi_fold(w) for w in h] if arabizi else h
+            if n >= 4 and _rhyme_list(folded):
+                continue
+            worth *= 1.0 - seen.copy_share(folded, refrain)
             total += worth
     if not units:
         return 0.0
     return min(1.0, total / units / LANG_FULL)
+
+
+def _rhyme_list(words: list[str]) -> bool:
+    """A hemistich that is a list of rhyming words, not a sentence: two or more other words of its
+    body end as its last word ends (same two last letters) and make half of its words of three
+    letters or more (`النار الدار الأسرار الأسرار`); or three or more of its body's words end alike
+    and make two thirds of the body (`الجنوب القلوب المحبوب نهار`)."""
+    end = words[-1]
+    tail, ident = end[-2:], rhyme_identity(end)
+    body = words[:-1]
+    long = [w for w in body if len(w) >= 3]
+    rhyming = sum(1 for w in long if w.endswith(tail) and rhyme_identity(w) != ident)
+    if rhyming >= 2 and 2 * rhyming >= len(long):
+        return True
+    if len(long) < 3:
+        return False
+    tails: dict[str, int] = {}
+    for w in set(long):  # one word repeated is babble, the babble penalty's business
+        tails[w[-2:]] = tails.get(w[-2:], 0) + 1
+    most = max(tails.values())
+    return most >= 3 and 3 * most >= 2 * len(body)
+
+
+class _Seen:
+    """What earlier hemistichs said, to tell a copy: their word pairs, their word bags, their whole
+    text, and which rhyme word each body came with."""
+
+    __slots__ = ("bags", "bodies", "pairs", "whole")
+
+    def __init__(self) -> None:
+        self.pairs: set[tuple[str, str]] = set()
+        self.bags: set[tuple[str, ...]] = set()
+        self.bodies: dict[tuple[str, ...], str] = {}
+        self.whole: set[tuple[str, ...]] = set()
+
+    def copy_share(self, words: list[str], refrain: bool) -> float:
+        """How much of this hemistich (its words, folded) repeats earlier ones, in [0, 1]; then it
+        joins them. 1: the same words again in another order, the same body with another rhyme word
+        (a template), or the whole hemistich again where the form has no refrain. Else the overlap of
+        its body's word pairs with earlier ones, mapped by OVERLAP_FROM/OVERLAP_FULL."""
+        whole = tuple(words)
+        body = whole[:-1] if len(whole) >= 3 else whole
+        share = 0.0
+        if whole in self.whole:
+            share = 0.0 if refrain else 1.0
+        elif len(body) >= 2 and body.count(body[0]) != len(body):  # one word repeated: babble's
+            end = rhyme_identity(whole[-1])
+            bag = tuple(sorted(body))
+            if self.bodies.setdefault(body, end) != end or bag in self.bags:
+                share = 1.0
+            pairs = list(itertools.pairwise(body))
+            if share < 1.0 and len(pairs) >= OVERLAP_MIN_PAIRS:
+                old = sum(1 for p in pairs if p in self.pairs) / len(pairs)
+                share = min(1.0, max(0.0, (old - OVERLAP_FROM) / (OVERLAP_FULL - OVERLAP_FROM)))
+            self.pairs.update(pairs)
+            self.bags.add(bag)
+        self.whole.add(whole)
+        return share
 
 
 def _script_gate(poem: Poem, script: str | None) -> float:

@@ -1,0 +1,70 @@
+"""Text aimed at another reader than the poem's: hidden markup and instructions to a judge.
+
+The autorater (the run's `poetic_quality` reward) reads the raw response, while the structure reward
+reads the poem the parser finds in it. Whatever the parser drops is therefore a free channel to the
+judge: a comment, a hidden span, zero-width characters, a line telling "the grader" what to give. A
+poem has no use for any of it, so its presence scores the response ≤ 0 (docs/scorer.md, "One
+text"). Patterns run on the raw text, case-insensitively, and each is linear (literal alternations,
+no nested quantifiers).
+"""
+
+from __future__ import annotations
+
+import re
+
+from scorer.arabic import normalize_arabic
+
+_HIDDEN_CHARS = re.compile(
+    "[\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u202a-\u202e\u2066-\u2069\u00ad]"
+)
+"""Zero-width and invisible characters, and bidirectional overrides: they cut words into pieces the
+eye does not see, or hide text. Left/right-to-left marks (U+200E, U+200F, U+061C), which phones
+put into Arabic text, are not among them."""
+
+_HIDDEN_MARKUP = re.compile(
+    r"<!--|display\s*+:\s*+none|visibility\s*+:\s*+hidden|font-size\s*+:\s*+0|opacity\s*+:\s*+0"
+    r"|color\s*+:\s*+(?:white|transparent|#fff\b|#ffffff\b)|<[a-z][a-z0-9]{0,15}+[^<>]{0,200}+\shidden\b",
+    re.I,
+)
+
+_TO_A_JUDGE = re.compile(
+    r"\b(?:judge|grader|graders|evaluator|evaluators|rater|raters|autorater|reviewer|annotator|"
+    r"assessor|scorer|llm|language model)\b"
+    r"|\b(?:ignore|disregard|forget)\s++(?:all\s++|any\s++|the\s++|your\s++)?(?:previous|prior|above|earlier|"
+    r"instructions|rules)\b"
+    r"|\b(?:give|assign|award|rate|grade|score)\s++(?:this|it|the\s++poem|me|us)\b"
+    r"|\b(?:score|reward|rating|grade|mark|marks|points)\s*+(?:of|=|:|is|de)?\s*+(?:\d|full|max|perfect|top)"
+    r"|\b(?:system|assistant|instruction|instructions)\s*+:"
+    r"|\b(?:juge|correcteur|évaluateur|evaluateur|notateur)\b|\bnote\s++(?:maximale|parfaite|de\s++\d|\d)"
+    r"|\bdonne[rz]?\s++(?:la\s++)?note\b",
+    re.I,
+)
+"""Words for a judge and what one is told, in English and French: no Tunisian poem addresses them."""
+
+_TO_A_JUDGE_AR = re.compile(
+    "المقيم|المقيمين|المحكم|لجنه التحكيم|المصحح|الذكاء الاصطناعي|نموذج اللغه"
+    "|علامه كامله|العلامه الكامله|درجه كامله|الدرجه الكامله|اعلي درجه|اعلى درجه|اعلي علامه|اعلى علامه"
+    "|تجاهل (?:كل |جميع )?التعليمات|تجاهل ما سبق|قيم هذه القصيده|قيم القصيده"
+    "|اعط(?:ي|ها|يها)? (?:هذه )?القصيده"
+)
+"""The same in Arabic script, as `normalize_arabic` writes it (ة → ه, hamzas on alef → ا)."""
+
+
+_ARABIC = re.compile("[\u0600-\u06ff]")
+
+
+def reader_text(raw: str) -> str:
+    """What in the raw response is aimed at another reader ("" if nothing): the first sign found."""
+    for pattern, what in (
+        (_HIDDEN_CHARS, "invisible characters"),
+        (_HIDDEN_MARKUP, "hidden markup"),
+        (_TO_A_JUDGE, "words to a judge"),
+    ):
+        m = pattern.search(raw)
+        if m:
+            return f"{what} ({m.group(0)[:24]!r})"
+    if _ARABIC.search(raw):
+        m = _TO_A_JUDGE_AR.search(normalize_arabic(raw))
+        if m:
+            return f"words to a judge ({m.group(0)[:24]!r})"
+    return ""
