@@ -22,6 +22,7 @@ from jobs import FAST, PROJECT, SEEDED_FAULTS, checked, exists, fast_emulator, i
 from providers.tuning_job import RlftTuningJobProvider
 from tunifolk.errors import JobFailed, RewardRefused, TunifolkError
 from tunifolk.job import bodies, diff
+from tunifolk.job.names import local_project_number
 from tunifolk.vertex import ENDPOINT_ENV
 
 
@@ -41,10 +42,12 @@ def test_lifecycle_create_read_delete(gcs: Path, scorer_uri: str, monkeypatch) -
         outs = created.outs
         assert outs["state"] == "JOB_STATE_SUCCEEDED"
         assert outs["name"] == created.id and created.id.startswith(
-            f"projects/{PROJECT}/locations/us-central1/"
+            f"projects/{local_project_number(PROJECT)}/locations/us-central1/"  # named by number, as Google's
         )
         assert outs["total_steps"] == 64 // 16 * 1
-        assert outs["endpoint"].startswith(f"projects/{PROJECT}/locations/us/endpoints/")
+        assert outs["endpoint"].startswith(
+            f"projects/{local_project_number(PROJECT)}/locations/us/endpoints/"
+        )
         assert outs["serving_host"] == "aiplatform.us.rep.googleapis.com"
         assert len(outs["checkpoints"]) == 2 and outs["best_checkpoint"] is not None
         assert set(outs["validation"]["rewards"]) == {"structure", "poetic_quality"}
