@@ -68,6 +68,15 @@ def has_arabic(text: str) -> bool:
     return _ANY_ARABIC.search(text) is not None
 
 
+# Layout, not content (docs/scorer.md): a text pasted from a web page writes its spaces as no-break
+# or typographic spaces, and Arabizi typed on a French keyboard writes é, è, à… for the plain vowels
+# (bléd, énti, él). Both fold here, in the same pass as the Arabic letter variants, so every later
+# step (caesura marks, words, the lexicon, the Latin letter count) sees the plain spelling.
+_SPACES = "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f"
+_FOLD.update(dict.fromkeys(map(ord, _SPACES), " "))
+for _plain, _accented in (("e", "éèêë"), ("a", "àâä"), ("i", "îï"), ("o", "ôö"), ("u", "ûùü")):
+    _FOLD.update(dict.fromkeys(map(ord, _accented), _plain))
+    _FOLD.update(dict.fromkeys(map(ord, _accented.upper()), _plain.upper()))
 _FOLD_STR = {chr(k): v or "" for k, v in _FOLD.items()}
 _FOLDABLE = re.compile("[" + re.escape("".join(_FOLD_STR)) + "]")
 # Folding never yields a foldable character, so one replace per character found is one pass.
@@ -76,8 +85,9 @@ assert not set("".join(_FOLD_STR.values())) & set(_FOLD_STR)
 
 def normalize_arabic(text: str) -> str:
     """Fold presentation forms, diacritics, tatweel and letter variants so spelling noise never
-    changes a rhyme. NFKC is applied only when presentation forms are present (it is the costly
-    step and rarely needed).
+    changes a rhyme, and fold no-break spaces to spaces and French-keyboard accents to the plain
+    Latin vowels (see ``_FOLD_STR``). NFKC is applied only when presentation forms are present (it
+    is the costly step and rarely needed).
 
     The fold is ``text.translate(_FOLD)``, done as one ``str.replace`` per distinct foldable
     character present: ``translate`` looks every character of a non-ASCII text up in the table
@@ -120,7 +130,7 @@ _LATIN_DIGRAPHS = [
 ]
 _LATIN_SINGLE = str.maketrans(
     {
-        "é": "i",
+        "é": "a",  # a French keyboard's e (bléd, énti): the plain e, as normalize_arabic folds it
         "è": "a",
         "ê": "a",
         "ë": "a",
@@ -208,7 +218,9 @@ def arabic_key(word: str) -> RhymeKey:
             # -iyya / -iya: the ي is the rawī (qawafi rule)
             w = w[:-1]
             wasl = "a"
-        elif last == "ا" and w[-2] == "ي" and len(w) >= 3:
+        elif last in "اه" and w[-2] in "يو" and len(w) >= 3:
+            # -ya, -wa, -ouwa (دنيا, قهوة, دوا, قوّة): before a vowel the glide is a consonant and
+            # the rawī, as the Arabizi reading has it (dounya, 9ahwa, dwa, 9ouwa)
             w = w[:-1]
             wasl = "a"
         elif last in _AR_WASL and w[-2] not in LONG_VOWELS:
@@ -219,11 +231,29 @@ def arabic_key(word: str) -> RhymeKey:
     return RhymeKey(rawi, ridf, wasl, whole)
 
 
+_GLIDE_Y = re.compile(r"(?<=[aeiou])y++(?=[aeiou])")
+"""A y between vowels is the consonant /j/ (m3aya, 7kaya, 3liya): the rawī of -aya, as ي is in
+معايا and حكاية. ``arabizi_fold`` reads y as the vowel i (ay as a) for the lexicon's spelling, which
+would leave -aya rhyming on the letter before it (m3a, 7ka); the rhyme reading keeps it."""
+
+
+def _rhyme_fold(word: str) -> str:
+    """:func:`arabizi_fold` with a y between vowels kept as the consonant y (see ``_GLIDE_Y``).
+    ``w`` needs no such care: the fold never turns it into a vowel."""
+    low = word.lower()
+    if "y" not in low:
+        return arabizi_fold(word)
+    # 1 (no letter of the Tunisian table) survives the fold untouched; doubled, it collapses to one
+    return arabizi_fold(_GLIDE_Y.sub("1", low)).replace("1", "y")
+
+
 def latin_key(word: str) -> RhymeKey:
     """Rhyme of a Latin/Arabizi word: the last consonant is the rawī, the vowel before it the
     ridf class, a trailing vowel the waṣl; a final vowel+h (``mahleh``) is a spelling of -a.
-    Spelling variants are folded first by :func:`arabizi_fold`."""
-    w = arabizi_fold(word)
+    Spelling variants are folded first by :func:`arabizi_fold`, a y between vowels kept as the
+    consonant it is there. A glide after its own vowel (-iya, -ouwa) is a doubled glide, as in عليّا
+    and قوّة: the rawī without a ridf, the reading of the Arabic script."""
+    w = _rhyme_fold(word)
     if len(w) < MIN_RHYME_LETTERS:
         return EMPTY_KEY
     whole = w
@@ -238,9 +268,12 @@ def latin_key(word: str) -> RhymeKey:
         return RhymeKey(whole[-1], "", "", whole)
     rawi = w[-1]
     ridf = ""
-    if len(w) >= 2 and w[-2] in _LATIN_VOWELS:
+    if len(w) >= 2 and w[-2] in _LATIN_VOWELS and _OWN_VOWEL.get(rawi) != w[-2]:
         ridf = "a" if w[-2] == "a" else "w"
     return RhymeKey(rawi, ridf, wasl, whole)
+
+
+_OWN_VOWEL = {"y": "i", "w": "u"}
 
 
 @functools.lru_cache(maxsize=65536)
@@ -283,17 +316,31 @@ def rhyme_identity(word: str) -> str:
     """The rhyme word itself, for īṭāʾ (one word reused as rhyme): folded as the rhyme is (letters
     of the alphabet only, case and spelling for Arabizi) and without a clitic prefix (ال ب و ل ك ف
     and their chains; el- w- b- l- … in Arabizi), so الدار, دار, ودار, بالدار, Dar and DAR are one
-    word. A stem must keep three letters after a one-letter clitic (باب is not ب + اب), two after a
-    longer one."""
+    word. A one-letter Arabizi clitic comes off only when what is left is a known word (wdar is dar,
+    blad and wled stay two words). A stem must keep three letters after a one-letter clitic (باب
+    is not ب + اب), two after a longer one."""
     key = rhyme_key(word)
     w = key.word
     if not w:
         return ""
-    clitics = AR_CLITICS if w[0] in ARABIC_LETTERS else _LATIN_CLITICS
+    latin = w[0] not in ARABIC_LETTERS
+    clitics = _LATIN_CLITICS if latin else AR_CLITICS
     for c in clitics:
         if w.startswith(c) and len(w) - len(c) >= (3 if len(c) == 1 else 2):
+            if latin and len(c) == 1 and not _latin_known(w[1:]):
+                # Arabizi glues a one-letter clitic before a consonant only in a word it knows
+                # (wdar); blad and wled are words of their own, not b-lad and w-lad
+                continue
             return w[len(c) :]
     return w
+
+
+def _latin_known(stem: str) -> bool:
+    """The folded stem is an Arabizi word of the lexicon (imported here: the lexicon imports this
+    module)."""
+    from scorer.lexicon import ARABIZI
+
+    return stem in ARABIZI
 
 
 # Near-articulation rawī pairs (ikfāʾ): a weak, partial rhyme. Arabizi symbols share the sets.

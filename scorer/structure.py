@@ -21,6 +21,21 @@ from scorer.text import Line, Poem, letters_only
 SIZE_GATE_FIRST, SIZE_GATE_STEP = 0.6, 0.2
 """A stanza size outside the form's range multiplies the quality by 0.6 (one line off), 0.4 (two)…:
 a mugef sent for a mukhammas scores ≤ 0.3 however well it rhymes."""
+RHYME_GATE_FLOOR = 0.5
+"""A rhyme the form is made of (the poem-wide rhyme; the gsim's first-half rhyme) multiplies the
+quality by min(1, FLOOR + its agreement): without it the poem is half the form (a qasida sent for
+a gsim scores ≤ 0.3); a line or two off it already cost their share of the sub-score and pass."""
+REFRAIN_GATE_FLOOR = 0.5
+"""An asked-for refrain multiplies the quality by FLOOR + (1 − FLOOR) × the share of stanzas that
+carry it: left out, half the form; missing once in five stanzas, 0.9."""
+
+
+def _gate(sub: dict[str, float], factor: float) -> None:
+    """Multiply the form gate (``sub["_size_gate"]``, which ``score.py`` takes out of the sub-scores
+    and multiplies the quality by) by ``factor``: every way a poem falls short of the form it was
+    asked for is one multiplication of that gate."""
+    if factor < 1.0:
+        sub["_size_gate"] = sub.get("_size_gate", 1.0) * max(0.0, factor)
 
 
 def _int_ref(v: str | None) -> int | None:
@@ -123,6 +138,9 @@ def _score_count(
     sub["count"] = _count_score(n, target, lo, hi)
     if n > hi:
         pen["pad"] = min(0.5, pad_rate * (n - hi))
+    # completeness: a poem pays for every stanza (bayt) it leaves out of the asked count, so half of
+    # the form can never score above 0.3 (and dropping a stanza never raises the reward)
+    _gate(sub, n / target)
 
 
 def _iso(lengths: list[int]) -> float:
@@ -190,6 +208,20 @@ def _is_copy(key: str, refrains: list[tuple[str, int, str, str]]) -> bool:
     return False
 
 
+def _heads(words: list[str]) -> frozenset[str]:
+    """The letters of the opening line's first words, from two words and a third of its letters on:
+    the refrain is the opening's first half-line, and where the opening is two lines a poet may
+    still sing the first half of its first line (``يا بنت الحومة``) as the refrain."""
+    total = sum(map(len, words))
+    out = []
+    acc = 0
+    for i, w in enumerate(words[:-1]):
+        acc += len(w)
+        if i >= 1 and 3 * acc >= total:
+            out.append(letters_only("".join(words[: i + 1])))
+    return frozenset(out)
+
+
 @dataclass(slots=True)
 class Ends:
     """Rhyme-position words in order (for īṭāʾ), all scored lines, and refrain lines."""
@@ -205,6 +237,7 @@ def score_strophic(
     blocks = [list(b) for b in poem.blocks]
     opening: list[list[str]] = []  # words of each opening segment
     refrain_texts: list[str] = []
+    refrain_heads: frozenset[str] = frozenset()
     if spec.opening:
         b0 = blocks.pop(0)
         first = b0[0]
@@ -217,6 +250,7 @@ def score_strophic(
             opening = [first.words, second.words]
             rest = b0[2:]
         refrain_texts = [letters_only(" ".join(halves[0])), first.key]
+        refrain_heads = _heads(first.words)
         if rest:
             blocks.insert(0, rest)
 
@@ -227,7 +261,7 @@ def score_strophic(
         cut: list[list[Line]] = []
         cur: list[Line] = []
         first_refrain = _refrains(refrain_texts[:1])
-        copies = [_is_copy(ln.key, first_refrain) for ln in flat]
+        copies = [ln.key in refrain_heads or _is_copy(ln.key, first_refrain) for ln in flat]
         refrain_cut = refrain_texts and any(copies)
         for ln, copy in zip(flat, copies, strict=True):
             cur.append(ln)
@@ -252,7 +286,7 @@ def score_strophic(
     for block in blocks:
         lines = list(block)
         if refrain_texts:
-            flags = [_is_copy(ln.key, refrains) for ln in lines]
+            flags = [ln.key in refrain_heads or _is_copy(ln.key, refrains) for ln in lines]
             if flags and flags[-1]:
                 refrain_ok += 1
                 flags[-1] = False
@@ -313,7 +347,7 @@ def score_strophic(
         else:
             off = klo - mode if mode < klo else mode - khi
             fit = max(0.0, 0.7 - 0.25 * off)
-            sub["_size_gate"] = max(0.0, SIZE_GATE_FIRST - SIZE_GATE_STEP * (off - 1))
+            _gate(sub, SIZE_GATE_FIRST - SIZE_GATE_STEP * (off - 1))
         sub["size"] = consistency * fit
         if len(sizes) >= 2 and sizes[-1] < mode:
             pen["trunc"] = 0.08
@@ -324,6 +358,7 @@ def score_strophic(
         share = refrain_ok / n if n else 0.0
         if refrain_mode == "yes":
             sub["refrain"] = share
+            _gate(sub, REFRAIN_GATE_FLOOR + (1.0 - REFRAIN_GATE_FLOOR) * share)
         elif refrain_mode == "no":
             sub["refrain"] = 1.0 - 0.5 * share
         else:
@@ -333,6 +368,12 @@ def score_strophic(
             pen["refrain"] = min(0.6, 0.15 * extra)
     if spec.opening and len(opening) < 2:
         sub["main"] *= 0.8
+    _gate(sub, RHYME_GATE_FLOOR + sub["main"])
+    n_open = len(main_keys) - n
+    if n_open and n:
+        # the opening is in the poem-wide rhyme: a stanza in its place (a mugef sent for a
+        # malzuma) is half the form
+        _gate(sub, RHYME_GATE_FLOOR + _cross_mean(main_keys[:n_open], main_keys[n_open:], {}))
 
     sub["iso"] = _iso([len("".join(s)) for s in segs_all])  # letters per segment
     return Ends([end_words], lines_all, [ln.words for ln in lines_all])
@@ -372,9 +413,11 @@ def score_bayt(
     firsts = [rhyme(a[-1]) for a, _ in pairs]
     seconds = [rhyme(b[-1]) for _, b in pairs]
     sub["main"] = _pair_mean(seconds) if n >= 2 else 0.0
+    _gate(sub, RHYME_GATE_FLOOR + sub["main"])
     sub["halves"] = split_ok / n if n else 0.0
     if spec.first_half == "shared":
         sub["first"] = _pair_mean(firsts) if n >= 2 else 0.0
+        _gate(sub, RHYME_GATE_FLOOR + sub["first"])
         # first and second halves must differ; a pair without a rhyme (a one-letter end) earns nothing
         sub["contrast"] = sum(
             1.0 - rhyme_similarity(a, b) for a, b in zip(firsts, seconds, strict=True) if a.rawi and b.rawi

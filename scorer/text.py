@@ -39,16 +39,22 @@ _NEWLINES = re.compile(r"\r\n|\r|\u2028|\u2029|\x85|\x0b|\x0c")
 _BR = re.compile(r"<br\s*/?>|</?div\s*>", re.I)
 _PARA = re.compile(r"</?p\s*>", re.I)
 _NUMERAL_LINE = re.compile(r"^\s*[(\[]?\s*(?:\d{1,3}|[٠-٩]{1,3}|[IVXLC]{1,7})\s*[)\].:\-–—]?\s*$")
-_SIGNATURE = re.compile(r"^\s*+(?:[-–—~]+\s*+\S|(?:by|par|signé|بقلم|شعر|كلمات|توقيع)\s*+[:：]?\s*+\S)", re.I)
+_SIGNATURE = re.compile(
+    r"^\s*+(?:[-–—~]+\s*+\S|[(\[]?\s*+(?:by|par|signe|بقلم|شعر|كلمات|توقيع)\s*+[:：]?\s*+\S"
+    r"|[(\[][^()\[\]\n]++[)\]]\s*+$)",
+    re.I,
+)
+"""A signature or credit under the poem: ``— name``, ``بقلم: …``, or a line in brackets
+(``(شعر شعبي تونسي)``). Read on the normalised text (é is e)."""
 # The lookaheads in _SOFT and _SPLIT only name the characters a match can start with: the same
 # matches, but the engine skips every other position at once (twice as fast on a verse line).
 _SOFT = re.compile(r"(?=[\s/،؛,;])(?:\s+/\s*|\s*/\s+|\s+[-–—]+\s+|\s*[،؛]\s*|\s*[,;]\s+|(?<=\S) {2}(?=\S))")
 _SOFT_TRIGGER = re.compile(r"[/،؛,;\-–—]| {2}")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]{0,15}+(?:\s[^<>]{0,200}+)?/?>")
+_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]{0,15}+(\s[^<>]{0,200}+)?/?>")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s*")
 _QUOTE = re.compile(r"^\s*(?:>\s*)+")
-_BULLET = re.compile(r"^\s*(?:[-•+–—]\s+|\d{1,3}[.)]\s+|[٠-٩]{1,3}[.)-]\s+)")
+_BULLET = re.compile(r"^\s*+(?:[-•+–—*▪◦·]\s++|[(\[]?(?:\d{1,3}|[٠-٩]{1,3})\s?[.)\]\-–:]\s++)")
 _BOLD_LINE = re.compile(r"^\s*(\*\*|__)([^*_]+)\1\s*$")
 _EMPH = re.compile(r"(?<![*\w])_([^_\n]+)_(?![*\w])")
 _LABEL_WORDS = (
@@ -56,14 +62,33 @@ _LABEL_WORDS = (
     r"المطلع|مطلع|العرف|عرف|الردة|الرده|ردة|رده|المقطع|مقطع|البيت|بيت|العنوان|عنوان|القصيدة|قصيدة|"
     r"الملزومة|ملزومة|اللازمة|لازمة"
 )
-_LABEL_PREFIX = re.compile(rf"^\s*+\(?(?:{_LABEL_WORDS})\s*+[\w٠-٩]{{0,12}}+\s*+\)?\s*+[:：]\s*+", re.I)
+_LABEL_WORDS = "|".join(dict.fromkeys(normalize_arabic(w) for w in _LABEL_WORDS.split("|")))
+_LABEL_PREFIX = re.compile(
+    rf"^\s*+(?:\(?(?:{_LABEL_WORDS})\s*+[\w٠-٩]{{0,12}}+\s*+\)?\s*+[:：]"
+    rf"|[(\[](?:{_LABEL_WORDS})(?:\s++[\w٠-٩]{{1,12}}+)?+\s*+[)\]]\s*+[:：]?)\s*+",
+    re.I,
+)
+"""A label before a line's text: ``Refrain:``, ``اللازمة:``, ``(Refrain)``, ``[Chorus 2]``."""
 _LABEL_LINE = re.compile(rf"^\s*+\(?(?:{_LABEL_WORDS})(?:\s++\S++){{0,2}}+\s*+\)?\s*+[:：.]?\s*+$", re.I)
 _PROSE_LEAD_WORDS = (
     r"here|this|sure|certainly|of course|i hope|note|voici|voilà|bien sûr|j'espère|"
     r"هذه|هاذي|هذي|إليك|اليك|اليكم|تفضل|ملاحظة|شرح|آمل|نتمنى"
 )
+_PROSE_LEAD_WORDS = "|".join(dict.fromkeys(normalize_arabic(w) for w in _PROSE_LEAD_WORDS.split("|")))
 _PROSE_LEAD = re.compile(rf"^\s*+(?:{_PROSE_LEAD_WORDS})\b", re.I)
-_SPLIT = re.compile(r"(?=[\s*….])\s*(?:\*+|…+|\.{3,}|\t+|\s\|{1,2}\s| {3,}|\u3000+)\s*")
+_META_WORDS = normalize_arabic(
+    "قصيدة|القصيدة|قصيدتي|ملزومة|الملزومة|قسيم|موقف|موڨف|مثلث|مخمس|مسدس|أبيات|الأبيات|بيت|كلمات|شعر|"
+    "الشعر|طلبك|طلبت|تعجبك|يعجبك|poem|poème|poeme|verses|lines|stanzas"
+)
+_META = re.compile(rf"(?<!\w)(?:{_META_WORDS})(?!\w)", re.I)
+"""A lead-in is prose about the poem: an Arabic line opening with a lead word (هاذي, نتمنى, تفضل,
+which open verse lines too) is prose only when it names the poem or the request."""
+_ARABIC_LEAD_START = frozenset(w[:1] for w in _PROSE_LEAD_WORDS.split("|") if w[:1] in ARABIC_LETTERS)
+_BISMILLAH = re.compile(normalize_arabic(r"^\s*+بسم\s++الله(?:\s++الرحمن\s++الرحيم)?+\s*+[.:!]?\s*+$"))
+_SPLIT = re.compile(r"(?=[\s*….⁂])\s*(?:\*+|⁂+|…+|\.{3,}|\t+|\s\|{1,2}\s| {3,}|\u3000+)\s*")
+_ELLIPSIS = re.compile(r"…+|\.{3,}")
+_HARD_MARK = re.compile("[*⁂\t|\u3000]|   ")
+"""The caesura marks but the ellipsis: beside one of them, an ellipsis is a pause inside a half-line."""
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 PROSE_WORDS_PER_HEMISTICH = 14
@@ -110,6 +135,13 @@ class Poem:
     overlong: bool = False
     arabic_letters: int = 0
     latin_letters: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)
+    """Characters removed before the poem was read, per kind: ``thinking`` (a thinking block),
+    ``tag`` and ``attribute`` (HTML), ``fence`` (code fence lines), ``markup`` (Markdown marks,
+    bullets, quote marks), ``label`` (``Refrain:``, ``المطلع``), ``number`` (stanza numbers),
+    ``separator`` (``* * *``, ``⁂``), ``invocation`` (a bismillah line), ``title``, ``signature``,
+    ``prose``. The parser charges none of it (``prose_chars`` is the prose penalty's measure): the
+    reward may charge what exceeds a small budget, so that text hidden around a poem is never free."""
 
     @property
     def lines(self) -> list[Line]:
@@ -162,14 +194,17 @@ def _parts_text(parts: Any) -> str:
 
 
 _PUNCT = " \t.,;:!?،؛؟\"'«»“”()[]{}-–—*_~`"
-_BULLET_START = frozenset("-•+–—0123456789٠١٢٣٤٥٦٧٨٩")
+_BULLET_START = frozenset("-•+–—*▪◦·([0123456789٠١٢٣٤٥٦٧٨٩")
 
 
-def _clean_line(raw: str) -> tuple[str, bool]:
-    """Strip Markdown and labels from one line; the flag says it carried heading/bold markup.
-    Each regex runs only when its trigger character is present: most lines are plain verse."""
+def _clean_line(s: str) -> tuple[str, bool, int]:
+    """Strip Markdown and labels from one line; the flag says it carried heading/bold
+    markup, the count is the label's characters. Each regex runs only when its trigger character is
+    present: most lines are plain verse. The label goes last, once the markup around it is gone
+    (``**اللازمة:** …``)."""
     marked = False
-    s = raw.strip()
+    label = 0
+    s = s.strip()
     head = s[:1]
     if head == "#" and _HEADING.match(s):
         s = _HEADING.sub("", s, count=1)
@@ -183,13 +218,15 @@ def _clean_line(raw: str) -> tuple[str, bool]:
         s = _QUOTE.sub("", s, count=1)
     if s[:1] in _BULLET_START:
         s = _BULLET.sub("", s, count=1)
-    if ":" in s or "：" in s:
-        s = _LABEL_PREFIX.sub("", s, count=1)
     if "_" in s:
         s = _EMPH.sub(r"\1", s)
     if ("**" in s or "__" in s or s.count("*") >= 2) and MARKUP_OPENS.search(s):
         s = strip_inner_markup(s)
-    return s.strip(), marked
+    if ":" in s or "：" in s or s[:1] in "([":
+        n = len(s)
+        s = _LABEL_PREFIX.sub("", s, count=1)
+        label = n - len(s)
+    return s.strip(), marked, label
 
 
 def _split(s: str) -> list[str]:
@@ -203,7 +240,7 @@ def _split(s: str) -> list[str]:
     return _SPLIT.split(s)
 
 
-_OTHER_SPLIT_CHAR = re.compile("[…\t|\u3000]|\\.\\.\\.")
+_OTHER_SPLIT_CHAR = re.compile("[…\t|\u3000⁂]|\\.\\.\\.")
 
 
 def _hemi_words(part: str) -> list[str]:
@@ -223,10 +260,12 @@ def parse_poem(text: str) -> Poem:
     Called once per reward, so the per-line loop is kept cheap: whole-text tests decide once
     whether any line can hold a code fence or Markdown/label markup, a line without them skips
     ``_clean_line``, a line without a caesura mark skips the split, and the signature test runs
-    on the last line only (the only place ``_drop_signature`` looks)."""
+    on the last line only (the only place ``_drop_signature`` looks). What is removed before the
+    poem is read is counted in ``Poem.dropped``."""
     poem = Poem()
     if not text:
         return poem
+    dropped = poem.dropped
     if len(text) > MAX_CHARS:
         text = text[:MAX_CHARS]
         poem.overlong = True
@@ -234,38 +273,44 @@ def parse_poem(text: str) -> Poem:
         text = _NEWLINES.sub("\n", text)
     text = bound_spaces(normalize_arabic(text))
     if "<" in text:
+        n = len(text)
         text = drop_thinking(text)
+        _count(dropped, "thinking", n - len(text))
         text = _BR.sub("\n", text)
         text = _PARA.sub("\n\n", text)
-        text = _TAG.sub(" ", text)
+        if _TAG.search(text):
+            text = _TAG.sub(lambda m: _drop_tag(m, dropped), text)
     raw_lines = text.split("\n")
+    if " / " in text:
+        raw_lines = _unfold_slashed(raw_lines)
     if len(raw_lines) > MAX_LINES:
         raw_lines = raw_lines[:MAX_LINES]
         poem.overlong = True
 
     fences = "```" in text or "~~~" in text
-    markup = _has_any(text, "#*_>:：")  # else _clean_line can only strip a bullet
+    markup = _has_any(text, "#*_>:：([")  # else _clean_line can only strip a bullet
     # an uncleaned line is a piece of the text: without a caesura mark in the text, it has none
-    caesura = "   " in text or "..." in text or _has_any(text, "*…\t|\u3000")
+    caesura = "   " in text or "..." in text or _has_any(text, "*…\t|\u3000⁂")
     lines: list[Line] = []
-    gaps: list[int] = []  # blank lines (2 for a stanza number or prose) before each line
-    first_marked = False  # the first line carried heading/bold markup
+    gaps: list[int] = []  # blank lines (2 for a stanza number, a separator or prose) before each line
+    marks: list[bool] = []  # the first two lines carried heading/bold markup
     in_fence = False
     gap = 0
-    last_raw = ""
+    last_raw = prev_raw = ""
     # a line met again (a refrain) reads as it did the first time: its fields are reused (they are
     # never modified); a new Line is made, so each keeps its own lazily computed soft split
     again: dict[str, tuple[str, list[str], list[str], list[list[str]], str]] = {}
     for raw in raw_lines:
         if fences and _FENCE.match(raw):
             in_fence = not in_fence
+            _count(dropped, "fence", len(raw.strip()))
             continue
         fields = again.get(raw)
         if fields is not None:
             lines.append(Line(*fields))
             gaps.append(gap)
             gap = 0
-            last_raw = raw
+            prev_raw, last_raw = last_raw, raw
             continue
         st = raw.strip()
         if not st:
@@ -274,66 +319,101 @@ def parse_poem(text: str) -> Poem:
         head = st[0]
         if head in _NUMERAL_START and _NUMERAL_LINE.match(raw):
             gap += 2
+            _count(dropped, "number", len(st))
+            continue
+        if head == "ب" and not lines and _BISMILLAH.match(st):
+            gap += 2
+            _count(dropped, "invocation", len(st))
             continue
         cleaned = markup or head in _BULLET_START
         if cleaned:
-            s, marked = _clean_line(raw)
+            s, marked, label = _clean_line(st)
+            _count(dropped, "label", label)
+            _count(dropped, "markup", len(st) - len(s) - label)
             if not s:
                 continue
         else:
             s, marked = st, False
         if s.count(" ") < 3 and s[0] not in _NO_LABEL_START and _LABEL_LINE.match(s):
+            _count(dropped, "label", len(s))
             continue
         # a caesura mark: one of _SPLIT's characters, "..." or three spaces
         if (caesura or cleaned) and ("   " in s or "..." in s or _SPLIT_CHAR.search(s)):
+            if ("…" in s or "..." in s) and _HARD_MARK.search(s):
+                s = _ELLIPSIS.sub(" ", s)  # beside a caesura, an ellipsis is a pause in a half-line
             parts = [p for p in (h.strip(_PUNCT) for h in _split(s)) if p]
             hemi_words = [w for w in map(_hemi_words, parts) if w]
             if not hemi_words:
+                gap += 2  # a separator line (* * *, ⁂): a stanza break
+                _count(dropped, "separator", len(st))
                 continue
             words = [w for hw in hemi_words for w in hw]
             key = "".join(words).lower()
             long_hemi = any(len(hw) > PROSE_WORDS_PER_HEMISTICH for hw in hemi_words)
         else:
             part = s.strip(_PUNCT)
-            if not part:
-                continue
             words = part.split()
             key = "".join(words)
             if not key.isalnum():
                 words = _WORD.findall(part)
-                if not words:
-                    continue
                 key = "".join(words)
+            if not words:
+                gap += 2  # a separator line (---, ***, ~~~): a stanza break
+                _count(dropped, "separator", len(st))
+                continue
             parts = [part]
             hemi_words = [words]
             key = key.lower()
             long_hemi = len(words) > PROSE_WORDS_PER_HEMISTICH
+            if long_hemi and _SOFT_TRIGGER.search(part):
+                # a bayt whose halves are parted by a soft separator (` - `, `، `, ` / `) is two
+                # hemistichs, not one sentence-long line
+                halves = _soft_halves(part)
+                if halves and max(len(halves[0]), len(halves[1])) <= PROSE_WORDS_PER_HEMISTICH:
+                    hemi_words = halves
+                    parts = [" ".join(h) for h in halves]
+                    words = halves[0] + halves[1]
+                    key = "".join(words).lower()
+                    long_hemi = False
         # A line is prose, not verse, when a 'hemistich' is sentence-long, or it introduces
         # something (ends with a colon, or opens with a lead-in such as 'Here is' / 'إليك').
         if (
             long_hemi
             or (markup and s.endswith((":", "：")) and len(s) > 1)  # no markup: no colon
-            or (len(words) > 3 and s[0] not in _NO_PROSE_LEAD_START and _PROSE_LEAD.match(s))
+            or (
+                len(words) > 3
+                and s[0] not in _NO_PROSE_LEAD_START
+                and _PROSE_LEAD.match(s)
+                and (s[0] not in _ARABIC_LEAD_START or _META.search(s))
+            )
         ):
             poem.prose_chars += len(s)
+            _count(dropped, "prose", len(s))
             gap += 2
             continue
-        if not lines:
-            first_marked = marked
+        if len(marks) < 2:
+            marks.append(marked)
         fields = again[raw] = (s, parts, words, hemi_words, key)
         lines.append(Line(*fields))
         gaps.append(gap)
         gap = 0
-        last_raw = raw
+        prev_raw, last_raw = last_raw, raw
     if lines:
         gaps[0] = 0
-        if last_raw.lstrip()[:1] in _SIGN_START and _SIGNATURE.match(last_raw):
+        tail = last_raw.lstrip()
+        if (
+            tail[:1] in _SIGN_START
+            and _SIGNATURE.match(tail)
+            # a bullet on every line is layout: the last line opens as the one before it does
+            and not (len(lines) >= 2 and prev_raw.lstrip()[:1] == tail[:1] and tail[:1] in "-–—~")
+        ):
             lines[-1].signed = True
 
     blocks = _blocks(lines, gaps)
     if blocks:
-        _drop_signature(blocks)
-        _drop_title(blocks, first_marked)
+        _drop_signature(blocks, dropped)
+        # markup marks a title only where it sets the first line apart (not on every line)
+        _drop_title(blocks, bool(marks) and marks[0] and not (len(marks) > 1 and marks[1]), dropped)
     poem.blocks = [b for b in blocks if b]
     joined = "\n".join([ln.text for b in blocks for ln in b])
     poem.poem_chars = len(joined)
@@ -343,7 +423,34 @@ def parse_poem(text: str) -> Poem:
     return poem
 
 
-_SPLIT_CHAR = re.compile("[*…\t|\u3000]")
+def _count(dropped: dict[str, int], kind: str, chars: int) -> None:
+    """Add ``chars`` removed characters of one kind to ``Poem.dropped`` (nothing for none)."""
+    if chars > 0:
+        dropped[kind] = dropped.get(kind, 0) + chars
+
+
+def _drop_tag(m: re.Match[str], dropped: dict[str, int]) -> str:
+    """An HTML tag is a space; its characters are counted, those of its attributes apart."""
+    attrs = m.group(1)
+    n = len(attrs) if attrs else 0
+    _count(dropped, "attribute", n)
+    _count(dropped, "tag", len(m.group()) - n)
+    return " "
+
+
+def _unfold_slashed(raw_lines: list[str]) -> list[str]:
+    """A stanza written on one line with `` / `` between its lines (two or more of them: one is a
+    bayt's caesura) is that stanza: its lines, set apart by blank lines."""
+    out: list[str] = []
+    for raw in raw_lines:
+        if raw.count(" / ") >= 2:
+            out += ("", *raw.split(" / "), "")
+        else:
+            out.append(raw)
+    return out
+
+
+_SPLIT_CHAR = re.compile("[*…\t|\u3000⁂]")
 
 
 _ARABIC_BLOCK_NOT_LETTER = re.compile(
@@ -378,9 +485,9 @@ def _arabic_letters_not_starting(words: str) -> frozenset[str]:
 _NO_LABEL_START = _arabic_letters_not_starting(_LABEL_WORDS)
 _NO_PROSE_LEAD_START = _arabic_letters_not_starting(_PROSE_LEAD_WORDS)
 _NOT_LATIN_BYTES = bytes(c for c in range(256) if not (65 <= c <= 90 or 97 <= c <= 122))
-_SIGN_START = frozenset("-–—~bpsBPSبشكت")
+_SIGN_START = frozenset("-–—~bpsBPSبشكت([")
 _NUMERAL_START = frozenset("0123456789٠١٢٣٤٥٦٧٨٩([IVXLC")
-TITLE_WORDS = 6
+TITLE_WORDS = 7
 """A title or a signature is a short line: at most this many words."""
 
 
@@ -405,7 +512,7 @@ def _blocks(lines: list[Line], gaps: list[int]) -> list[list[Line]]:
     return [lines[a:b] for a, b in itertools.pairwise(starts)]
 
 
-def _drop_signature(blocks: list[list[Line]]) -> None:
+def _drop_signature(blocks: list[list[Line]], dropped: dict[str, int]) -> None:
     """A signature under the poem (``— name``, ``by name``, ``بقلم: …``) is not a line of it."""
     last = blocks[-1][-1]
     if (
@@ -413,13 +520,15 @@ def _drop_signature(blocks: list[list[Line]]) -> None:
         and len(last.words) <= TITLE_WORDS
         and len(last.hemi_words) == 1
         and len(blocks) + len(blocks[-1]) > 2
+        # a line of the poem sung again (a refrain in brackets) is no credit
+        and not any(ln.key == last.key for b in blocks for ln in b[:-1])
     ):
-        blocks[-1].pop()
+        _count(dropped, "signature", len(blocks[-1].pop().text))
         if not blocks[-1]:
             blocks.pop()
 
 
-def _drop_title(blocks: list[list[Line]], marked: bool) -> None:
+def _drop_title(blocks: list[list[Line]], marked: bool, dropped: dict[str, int]) -> None:
     """A leading title: one short line without a caesura, alone above the poem, marked up, or
     directly above a line with a caesura (a malzuma opening, a bayt) or lines it does not rhyme with."""
     if not blocks:
@@ -429,13 +538,13 @@ def _drop_title(blocks: list[list[Line]], marked: bool) -> None:
     if len(first.hemis) != 1 or len(first.words) > TITLE_WORDS or len(first.halves) >= 2:
         return
     if len(blocks) >= 2 and len(b0) == 1:
-        blocks.pop(0)
+        _count(dropped, "title", len(blocks.pop(0)[0].text))
         return
     if len(b0) < 2:
         return
     nxt = b0[1]
     if marked or len(nxt.halves) >= 2 or _rhymes_with_none(first, b0[1:4]):
-        b0.pop(0)
+        _count(dropped, "title", len(b0.pop(0).text))
 
 
 def _rhymes_with_none(first: Line, others: list[Line]) -> bool:

@@ -147,8 +147,9 @@ def _malzuma_defects() -> dict[str, str]:
     x = [list(s) for s in b]
     x[3][3] = "ونا نستنى على جمر الحطب"  # one closing line off the main rhyme
     out["closing line off main rhyme"] = join(x)
-    x = [[ln for ln in s if ln != REFRAIN] for s in b]
-    out["no refrain"] = join(x)
+    x = [list(s) for s in b]
+    x[2] = [ln for ln in x[2] if ln != REFRAIN]
+    out["refrain missing once"] = join(x)
     out["one stanza missing"] = join(b[:-1])
     x = [list(s) for s in b]
     x[-1] = x[-1][:2]
@@ -169,6 +170,15 @@ def test_each_single_defect_costs_a_visible_amount(defect: str) -> None:
     s = score(_malzuma_defects()[defect], refs)
     assert correct - s.reward >= 0.02, (defect, correct, s)
     assert s.reward > 0.3, (defect, s)  # still an honest, mostly right poem
+
+
+def test_a_refrain_asked_for_and_left_out_is_half_the_form() -> None:
+    """A refrain asked for and sung after no stanza is a part of the form left out (it was an honest
+    single defect, 0.8, before round 1 of the red team): at most 0.3, like half the stanzas."""
+    refs = ref("malzuma", script="arabic", stanzas="5", refrain="yes")
+    x = [[ln for ln in s if ln != REFRAIN] for s in stanzas_of(MALZUMA)]
+    assert score(join(x), refs).reward <= 0.3
+    assert score(join(x), {**refs, "refrain": "no"}).reward >= 0.8
 
 
 def test_stanza_count_is_peaked_at_the_asked_number() -> None:

@@ -30,7 +30,7 @@ line = st.lists(pieces, max_size=60).map("".join)
 word = st.lists(st.sampled_from(_arabic[:30] + _latin[:20]), min_size=1, max_size=8).map("".join)
 
 # The plain formulations, as the scorer had them.
-_SPLIT_PLAIN = re.compile(r"\s*(?:\*+|…+|\.{3,}|\t+|\s\|{1,2}\s| {3,}|\u3000+)\s*")
+_SPLIT_PLAIN = re.compile(r"\s*(?:\*+|⁂+|…+|\.{3,}|\t+|\s\|{1,2}\s| {3,}|\u3000+)\s*")
 _INNER_MARKUP_PLAIN = re.compile(r"(\*\*|__|\*)(?=[^\s*_])([^\n]*?[^\s*_])\1")
 _SOFT_PLAIN = re.compile(r"\s+/\s*|\s*/\s+|\s+[-–—]+\s+|\s*[،؛]\s*|\s*[,;]\s+|(?<=\S) {2}(?=\S)")
 
@@ -54,13 +54,11 @@ def _clean_line_plain(raw: str) -> str:
         s = text._QUOTE.sub("", s, count=1)
     if s[:1] in text._BULLET_START:
         s = text._BULLET.sub("", s, count=1)
-    if ":" in s or "：" in s:
-        s = text._LABEL_PREFIX.sub("", s, count=1)
     if "_" in s:
         s = text._EMPH.sub(r"\1", s)
     if "**" in s or "__" in s or s.count("*") >= 2:
         s = _INNER_MARKUP_PLAIN.sub(r"\2", s)
-    return s.strip()
+    return text._LABEL_PREFIX.sub("", s, count=1).strip()
 
 
 def _same_line_plain(a: str, b: str) -> bool:
@@ -92,7 +90,7 @@ def test_arabic_letters_counted_by_utf16_high_byte(t: str) -> None:
 
 
 _space = st.sampled_from(["", " ", "  ", "\u00a0", " \u2009", "\u3000", "\t", "\n"])
-_mark = st.sampled_from(["**", "*", "***", "…", "..."])
+_mark = st.sampled_from(["**", "*", "***", "…", "...", "⁂"])
 caesura_line = st.tuples(line, _space, _mark, _space, line).map("".join)
 
 
