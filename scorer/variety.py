@@ -1,0 +1,275 @@
+"""Which Arabic variety (or which Latin-script language) is a poem written in? Tunisian Derja or not.
+
+The language gate (``scorer/lexicon.py``) only asks whether words are *words*: MSA, Moroccan,
+Egyptian, Levantine, even French written in Arabic letters pass it. Drift to MSA, the base model's
+register for poetry, is the likeliest slow reward hack, so the reward needs to know the variety.
+
+Method (docs/scorer.md, "Varieties"): **distinctive marker lexicons**. Each variety has a list of
+function words and morphology that mark it (negation, demonstratives, interrogatives, future and
+progressive markers, pronouns, possessives, common adverbs and verb forms) in
+``lexicon/varieties/<script>/<variety>.txt``. A marker several varieties list
+splits its weight evenly between them: it tells nothing between them but is evidence against the
+rest (مش is Tunisian, Egyptian and Levantine, never MSA or Moroccan); ``shared.txt`` names words
+that count for nobody. Arabic script adds two morphological rules: an imperfect verb with the
+plural ``-ūn`` (يكتبون, تعرفون) is MSA, a verb plural in ``-āw`` / ``-īw`` (مشاو, يبنيو) is Maghrebi
+(Tunisian or Moroccan). Latin script looks a word up by its lower-cased spelling first (Tunisian
+``hedha``, ``3lech`` are spelled apart from Moroccan ``hada``, ``3lach``), then by the scorer's
+phonetic fold (``arabizi_fold``); a word with Maltese letters (ħ ġ ż ċ, so għ too) is Maltese.
+
+The verdict counts marker weight per variety: the variety with the most wins; Tunisian wins a tie
+only with a marker of its own (a tie of shared markers alone is ``unknown``), and a text with no
+marker at all is ``unknown``. ``derja`` is Tunisian's share of the weight of Tunisian and its
+strongest rival, with a prior of one marker split evenly: ``unknown`` is 0.5, one lone Tunisian
+marker 0.75, one lone MSA marker 0.25; above 0.5 exactly when Tunisian leads.
+
+Cost: C-level ``map`` passes only, no Python loop per word: one dict lookup per word (clitic forms
+و/ف/w- are in the tables), for Arabic one ``endswith`` test picking the few words the morphology
+rules read, for Latin a ``lower()`` and, on a spelling miss, the cached fold. Tables load
+once at import. Pure: no I/O after import, no randomness.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from itertools import compress, repeat
+from operator import itemgetter
+from pathlib import Path
+from typing import NamedTuple
+
+from scorer.arabic import arabizi_fold, normalize_arabic
+
+DIR = Path(__file__).resolve().parent / "lexicon" / "varieties"
+DERJA = "tunisian"
+UNKNOWN = "unknown"
+VARIETIES: dict[str, tuple[str, ...]] = {
+    "arabic": ("tunisian", "msa", "moroccan", "egyptian", "levantine"),
+    "arabizi": ("tunisian", "moroccan", "egyptian", "levantine", "french", "english", "maltese"),
+}
+"""The varieties told apart in each script; the first is Derja, ties between others go by order."""
+PRIOR = 1.0
+"""Marker weight of the prior in ``derja``: half for Derja, half against."""
+MAX_MARKERS = 12
+"""Markers kept in the result (for the reason string); the counts see every one."""
+AR_CLITICS = ("و", "ف")
+LATIN_CLITICS = ("w", "ou")
+MALTESE_LETTERS = frozenset("ħġżċ")
+FOLDED = frozenset({"tunisian", "moroccan", "egyptian", "levantine"})
+"""Latin varieties also matched by the phonetic fold: Arabizi has no fixed spelling. French,
+English and Maltese are matched by spelling only: folded, their words meet Tunisian ones (Maltese
+``lil`` 'to' is Derja ``lil`` 'night'; English ``been`` folds to Derja ``bin`` 'between')."""
+MSA_VERB_WEIGHT = 1.0
+"""An imperfect verb in ``-ūn`` (يكتبون, تعرفون, وسيبقون): MSA; the dialects say ``-ū`` (يكتبو)."""
+MAGHREBI_VERB_WEIGHT = 1.0
+"""A verb plural in ``-āw`` (مشاو, خلاو) or an imperfect in ``-īw`` (يبنيو, نحكيو): Tunisian or
+Moroccan (Egyptian and Levantine write ``-وا``), split between the two like any shared marker."""
+_TAILS = ("ون", "او", "يو")
+_NOT_VERBS = frozenset({"تليفون", "تلفون", "تلفزيون", "ياسمون"})
+
+
+Vote = tuple[tuple[str, float], ...]
+"""What one marker adds: (variety, weight) pairs; one pair for a distinctive marker."""
+Hit = tuple[Vote, str]
+"""A table entry: the marker's vote and its label for the reason (``word:variety``, ``a+b`` when
+shared). The tables map a word to its Hit, so ``filter(None, map(table.get, words))`` finds a
+poem's markers without a Python loop per word."""
+
+
+class Variety(NamedTuple):
+    """The detector's answer for one text."""
+
+    variety: str
+    """The most likely variety (``VARIETIES[script]``), or ``unknown`` when no marker was found."""
+    derja: float
+    """Tunisian's share of Tunisian + its strongest rival's marker weight, with PRIOR: in (0, 1),
+    0.5 when nothing was found or on a tie, above 0.5 exactly when Tunisian leads."""
+    evidence: float
+    """Total marker weight found (0 for ``unknown``)."""
+    counts: dict[str, float]
+    """Marker weight per variety."""
+    markers: tuple[str, ...]
+    """Up to MAX_MARKERS markers found, ``word:variety`` (``a+b`` when shared), for the reason."""
+
+
+def _expand(token: str) -> list[str]:
+    """Brace expansion: ``{كن,كت}بغي`` → كنبغي, كتبغي (``{,x}`` allows an empty choice)."""
+    m = re.search(r"\{([^{}]*)\}", token)
+    if not m:
+        return [token]
+    head, tail = token[: m.start()], token[m.end() :]
+    return [w for alt in m.group(1).split(",") for w in _expand(head + alt + tail)]
+
+
+def _read(path: Path) -> dict[str, float]:
+    """Markers of one file with their weights: a line starting ``@w`` weighs w, others 1."""
+    out: dict[str, float] = {}
+    if not path.exists():
+        return out
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.split("#", 1)[0].split()
+        weight = 1.0
+        if line and line[0].startswith("@"):
+            weight = float(line.pop(0)[1:])
+        for tok in line:
+            for w in _expand(tok):
+                out[w] = weight
+    return out
+
+
+def _votes(per_variety: dict[str, dict[str, float]], shared: set[str]) -> dict[str, Vote]:
+    """One vote per key: none for a word of ``shared.txt``; a word several varieties list splits
+    its weight evenly between them (each its own weight / n), so it tells nothing between them but
+    is still evidence against the others."""
+    owners: dict[str, dict[str, float]] = {}
+    for variety, words in per_variety.items():
+        for w, weight in words.items():
+            owners.setdefault(w, {})[variety] = weight
+    return {
+        w: tuple((v, weight / len(own)) for v, weight in own.items())
+        for w, own in owners.items()
+        if w not in shared
+    }
+
+
+def _with_clitics(table: dict[str, Vote], clitics: tuple[str, ...], blocked: set[str]) -> dict[str, Vote]:
+    """The table plus each marker behind a conjunction clitic (ومش, فتوا, wbarcha), unless that
+    form is itself a marker or a shared word."""
+    out = dict(table)
+    for w, vote in table.items():
+        for c in clitics:
+            form = c + w
+            if form not in table and form not in blocked:
+                out.setdefault(form, vote)
+    return out
+
+
+def _load_arabic() -> dict[str, Vote]:
+    d = DIR / "arabic"
+    per = {v: {normalize_arabic(w): x for w, x in _read(d / f"{v}.txt").items()} for v in VARIETIES["arabic"]}
+    shared = {normalize_arabic(w) for w in _read(d / "shared.txt")}
+    return _with_clitics(_votes(per, shared), AR_CLITICS, shared)
+
+
+def _load_latin() -> tuple[dict[str, Vote], dict[str, Vote]]:
+    """(spelling table, fold table). A spelling that is shared maps to ``()`` so the lookup stops
+    there instead of trying the fold."""
+    d = DIR / "arabizi"
+    per = {v: {w.lower(): x for w, x in _read(d / f"{v}.txt").items()} for v in VARIETIES["arabizi"]}
+    shared = {w.lower() for w in _read(d / "shared.txt")}
+    spell = _with_clitics(_votes(per, shared), LATIN_CLITICS, shared)
+    for w in shared:
+        spell[w] = ()
+    folded: dict[str, dict[str, float]] = {}
+    for v, words in per.items():
+        if v not in FOLDED:
+            continue
+        folded[v] = {}
+        for w, x in words.items():
+            f = arabizi_fold(w)
+            if f:
+                folded[v][f] = max(x, folded[v].get(f, 0.0))
+    fold_shared = {arabizi_fold(w) for w in shared}
+    return spell, _votes(folded, fold_shared)
+
+
+def _hits(table: dict[str, Vote]) -> dict[str, Hit]:
+    """word → (word, vote); a shared spelling (empty vote) → ``()``, falsy, so it stops there."""
+    return {w: (_hit(w, vote) if vote else ()) for w, vote in table.items()}  # type: ignore[misc]
+
+
+def _hit(word: str, vote: Vote) -> Hit:
+    return vote, f"{word}:{'+'.join(v for v, _ in vote)}"
+
+
+_AR_VOTES = _load_arabic()
+_SPELL_VOTES, _FOLD_VOTES = _load_latin()
+ARABIC_TABLE: dict[str, Hit] = _hits(_AR_VOTES)
+LATIN_SPELLING: dict[str, Hit] = _hits(_SPELL_VOTES)
+LATIN_FOLD: dict[str, Hit] = _hits(_FOLD_VOTES)
+_MALTESE_VOTE: Vote = (("maltese", 1.0),)
+_LABEL = itemgetter(1)
+
+
+def _verdict(order: tuple[str, ...], hits: list[Hit]) -> Variety:
+    """Sum the votes; the plurality variety wins. A tie at the top that includes Derja goes to
+    Derja when it has a marker of its own, else it is ``unknown`` (مش and ايه alone are Tunisian,
+    Egyptian and Levantine alike); a tie between other varieties goes by ``order``."""
+    counts = dict.fromkeys(order, 0.0)
+    own = 0.0
+    for vote, _ in hits:
+        for v, weight in vote:
+            counts[v] += weight
+        if vote[0][0] == DERJA and len(vote) == 1:
+            own += vote[0][1]
+    total = sum(counts.values())
+    markers = tuple(map(_LABEL, hits[:MAX_MARKERS]))
+    tn = counts[DERJA]
+    rival = max(x for v, x in counts.items() if v != DERJA)
+    derja = (tn + PRIOR / 2) / (tn + rival + PRIOR)
+    if not hits:
+        return Variety(UNKNOWN, derja, 0.0, counts, markers)
+    best = max(counts.values())
+    if tn == best:
+        tied = sum(1 for v in order if counts[v] == best) > 1
+        variety = UNKNOWN if tied and not own else DERJA
+    else:
+        variety = next(v for v in order if counts[v] == best)
+    return Variety(variety, derja, total, counts, markers)
+
+
+def _arabic_morphology(word: str) -> Vote:
+    """The vote of a word ending in one of _TAILS that is no marker: an MSA ``-ūn`` imperfect
+    (ي/ت + at least two letters + ون, after و/ف), a Maghrebi ``-āw`` verb (at least two letters
+    before, no article) or ``-īw`` imperfect (ي/ت/ن first); else nothing."""
+    if word in _NOT_VERBS or len(word) < 4:
+        return ()
+    w = word[1:] if word[0] in "وف" and len(word) > 4 else word
+    tail = w[-2:]
+    if tail == "ون":
+        return _MSA_VOTE if w[0] in "يت" and len(w) >= 5 else ()
+    if tail == "او":
+        return () if w.startswith("ال") else _MAGHREBI_VOTE
+    return _MAGHREBI_VOTE if w[0] in "يتن" else ()
+
+
+_MSA_VOTE: Vote = (("msa", MSA_VERB_WEIGHT),)
+_MAGHREBI_VOTE: Vote = (("tunisian", MAGHREBI_VERB_WEIGHT / 2), ("moroccan", MAGHREBI_VERB_WEIGHT / 2))
+
+
+def detect_arabic(words: Iterable[str]) -> Variety:
+    """Variety of normalised Arabic-script words (``scorer.arabic.normalize_arabic``'s output, as
+    the scorer's ``Line.words`` are). Every per-word step is a C-level ``map``: the table lookup,
+    and the two-letter tail test that picks the few words the morphology rules read."""
+    words = words if isinstance(words, list) else list(words)
+    table = ARABIC_TABLE
+    hits: list[Hit] = list(filter(None, map(table.get, words)))
+    for w in compress(words, map(str.endswith, words, repeat(_TAILS))):
+        if w not in table and (vote := _arabic_morphology(w)):
+            hits.append(_hit(w, vote))
+    return _verdict(VARIETIES["arabic"], hits)
+
+
+def detect_latin(words: Iterable[str]) -> Variety:
+    """Variety of Latin-script words as the scorer gives them (case kept, digits inside words):
+    the lower-cased spelling first; a spelling not listed is folded (``arabizi_fold``, cached and
+    already warm from the language gate) and looked up again, or is Maltese by its letters."""
+    words = words if isinstance(words, list) else list(words)
+    spelled = list(map(LATIN_SPELLING.get, map(str.lower, words)))
+    hits: list[Hit] = list(filter(None, spelled))
+    if None in spelled:
+        misses = [w for w, s in zip(words, spelled, strict=True) if s is None]
+        hits += filter(None, map(LATIN_FOLD.get, map(arabizi_fold, misses)))
+        if not all(map(str.isascii, misses)):
+            hits += [_hit(w, _MALTESE_VOTE) for w in misses if not MALTESE_LETTERS.isdisjoint(w.lower())]
+    return _verdict(VARIETIES["arabizi"], hits)
+
+
+def detect(words: Iterable[str], script: str) -> Variety:
+    """The variety of a poem's words (a flat iterable, e.g. every ``Line.words`` chained) in the
+    asked script, ``"arabic"`` or ``"arabizi"`` (anything else reads as Arabic)."""
+    return detect_latin(words) if script == "arabizi" else detect_arabic(words)
+
+
+def is_derja(result: Variety) -> bool:
+    """The detector says Tunisian: Derja is the plurality variety (and had markers)."""
+    return result.variety == DERJA
