@@ -183,3 +183,16 @@ def test_the_standin_refuses_object_names_gcs_or_its_files_cannot_hold(
     outside = [p for p in written if p.parts[0] != "standin" and p != Path("train.jsonl")]
     assert outside == [], outside
     assert to_dict(checked.inputs)["name"] == "tunifolk-data" and (gcs / "tunifolk-data").is_dir()
+
+
+@pytest.mark.parametrize(
+    "uri", ["gs:///etc/passwd", "gs://bucket/../../escape.jsonl", "gs://bucket//x", "gs://B/x"]
+)
+def test_the_emulator_reads_only_objects_inside_their_bucket(tmp_path: Path, uri: str) -> None:
+    """The emulator's dataset reader takes `gs://` names by the stand-in's rules (tunifolk.local_gcs):
+    an absolute path, `..` or an invalid bucket never reaches the file system."""
+    from tunifolk.emulator.lifecycle import DatasetError, read_dataset
+
+    (tmp_path / "escape.jsonl").write_text('{"contents": []}\n')
+    with pytest.raises(DatasetError, match="not a valid Cloud Storage object"):
+        read_dataset(tmp_path / "gcs", uri, 10)

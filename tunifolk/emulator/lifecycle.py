@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from tunifolk.local_gcs import object_file, split_uri
+
 from . import policy, protojson
 from .jobs import Job, JobSettings
 from .limits import (
@@ -45,7 +47,10 @@ def read_dataset(gcs_dir: Path, uri: str, limit: int) -> list[dict[str, Any]]:
     """Read `gs://BUCKET/PATH` from `gcs_dir/BUCKET/PATH` as JSONL."""
     if not uri.startswith("gs://"):
         raise DatasetError(f"Dataset URI {uri} must be a Cloud Storage URI (gs://).")
-    path = gcs_dir / uri.removeprefix("gs://")
+    parts = split_uri(uri)
+    path = object_file(gcs_dir, *parts) if parts else None
+    if path is None:
+        raise DatasetError(f"Dataset URI {uri} is not a valid Cloud Storage object.")
     if not path.is_file():
         raise DatasetError(f"Failed to read dataset {uri}: the object does not exist or is not accessible.")
     examples = []

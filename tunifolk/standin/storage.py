@@ -25,6 +25,7 @@ from urllib.parse import quote
 from tunifolk.job.names import local_project_number as project_number
 from tunifolk.job.wire import UNKNOWN
 from tunifolk.job.wire import contains_unknown as is_unknown
+from tunifolk.local_gcs import BUCKET_RE, object_file, object_name_problem
 from tunifolk.standin.kind import (
     Context,
     Gone,
@@ -38,37 +39,12 @@ from tunifolk.standin.kind import (
 )
 from tunifolk.standin.store import Record
 
-BUCKET_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
-ACME_PREFIX = ".well-known/acme-challenge/"
-
-
-def object_name_problem(name: str) -> str | None:
-    """Why GCS (first) or the stand-in's file layout (then) refuses an object name, or None."""
-    try:
-        size = len(name.encode("utf-8"))
-    except UnicodeEncodeError:
-        return f"{name!r} is not a valid object name: it is not valid UTF-8"
-    if name in (".", "..") or not 1 <= size <= 1024 or "\n" in name or "\r" in name:
-        return f"{name!r} is not a valid object name (1-1024 bytes of UTF-8, no CR/LF, not . or ..)"
-    if name.startswith(ACME_PREFIX):
-        return f"object names may not start with {ACME_PREFIX}"
-    segments = name.split("/")
-    if "\0" in name or "\\" in name or any(seg in ("", ".", "..") for seg in segments):
-        return (
-            f"{name!r}: the stand-in stores objects as files, so it refuses names with an empty, '.' or "
-            "'..' segment, a leading or doubled '/', a backslash or a NUL: name the object without them"
-        )
-    return None
-
 
 def object_path(gcs: Path, bucket: str, name: str) -> Path:
     """The file that holds `gs://bucket/name`, which must lie inside the bucket's folder."""
-    if not BUCKET_RE.match(bucket) or ".." in bucket or object_name_problem(name):
+    path = object_file(gcs, bucket, name)
+    if path is None:
         raise StandInError(f"googleapi: Error 400: gs://{bucket}/{name} is not a valid object, invalid")
-    folder = (gcs / bucket).resolve()
-    path = (folder / name).resolve()
-    if not path.is_relative_to(folder) or path == folder:
-        raise StandInError(f"googleapi: Error 400: gs://{bucket}/{name} leaves its bucket, invalid")
     return path
 
 

@@ -1,0 +1,54 @@
+"""Cloud Storage as both local stand-ins keep it: a folder per bucket, a file per object.
+
+The gcp stand-in writes `gs://BUCKET/NAME` to `GCS_DIR/BUCKET/NAME` and the Vertex emulator reads it
+from there, so both judge names by the same rules: what Google refuses
+(https://cloud.google.com/storage/docs/objects#naming, bucket names:
+https://cloud.google.com/storage/docs/buckets#naming), and what a file path cannot hold without
+leaving its bucket's folder (an empty, `.` or `..` segment, a backslash, a NUL). Pure but for
+resolving paths.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+BUCKET_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
+ACME_PREFIX = ".well-known/acme-challenge/"
+
+
+def object_name_problem(name: str) -> str | None:
+    """Why GCS (first) or the stand-ins' file layout (then) refuses an object name, or None."""
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:
+        return f"{name!r} is not a valid object name: it is not valid UTF-8"
+    if name in (".", "..") or not 1 <= size <= 1024 or "\n" in name or "\r" in name:
+        return f"{name!r} is not a valid object name (1-1024 bytes of UTF-8, no CR/LF, not . or ..)"
+    if name.startswith(ACME_PREFIX):
+        return f"object names may not start with {ACME_PREFIX}"
+    segments = name.split("/")
+    if "\0" in name or "\\" in name or any(seg in ("", ".", "..") for seg in segments):
+        return (
+            f"{name!r}: the stand-in stores objects as files, so it refuses names with an empty, '.' or "
+            "'..' segment, a leading or doubled '/', a backslash or a NUL: name the object without them"
+        )
+    return None
+
+
+def object_file(gcs: Path, bucket: str, name: str) -> Path | None:
+    """The file that holds `gs://bucket/name`, or None when the bucket or object name is not one GCS
+    takes or the file would lie outside the bucket's folder."""
+    if not BUCKET_RE.match(bucket) or ".." in bucket or object_name_problem(name):
+        return None
+    folder = (gcs / bucket).resolve()
+    path = (folder / name).resolve()
+    return path if path.is_relative_to(folder) and path != folder else None
+
+
+def split_uri(uri: str) -> tuple[str, str] | None:
+    """`gs://bucket/name` → (bucket, name); None for anything else."""
+    if not uri.startswith("gs://"):
+        return None
+    bucket, sep, name = uri.removeprefix("gs://").partition("/")
+    return (bucket, name) if sep and bucket and name else None
