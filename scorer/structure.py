@@ -215,11 +215,17 @@ def _heads(words: list[str]) -> frozenset[str]:
     total = sum(map(len, words))
     out = []
     acc = 0
-    for i, w in enumerate(words[:-1]):
+    head = ""
+    # a refrain is a half-line: no head runs past REFRAIN_HEAD_WORDS words (nor costs more to list)
+    for i, w in enumerate(words[: min(len(words) - 1, REFRAIN_HEAD_WORDS)]):
         acc += len(w)
+        head += letters_only(w)
         if i >= 1 and 3 * acc >= total:
-            out.append(letters_only("".join(words[: i + 1])))
+            out.append(head)
     return frozenset(out)
+
+
+REFRAIN_HEAD_WORDS = 12
 
 
 @dataclass(slots=True)

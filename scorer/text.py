@@ -86,7 +86,11 @@ which open verse lines too) is prose only when it names the poem or the request.
 _ARABIC_LEAD_START = frozenset(w[:1] for w in _PROSE_LEAD_WORDS.split("|") if w[:1] in ARABIC_LETTERS)
 _BISMILLAH = re.compile(normalize_arabic(r"^\s*+بسم\s++الله(?:\s++الرحمن\s++الرحيم)?+\s*+[.:!]?\s*+$"))
 _SPLIT = re.compile(r"(?=[\s*….⁂])\s*(?:\*+|⁂+|…+|\.{3,}|\t+|\s\|{1,2}\s| {3,}|\u3000+)\s*")
-_ELLIPSIS = re.compile(r"…+|\.{3,}")
+_ELLIPSIS = re.compile(r"[^\S\n]*+(?:…|\.{3,}+)++[^\S\n]*+")
+_PAUSE = re.compile(r"(?<=[^\s.…])(?:…|\.{3,}+)++(?:[^\S\n]++|$)")
+"""An ellipsis on the word before it (``ya sa7bi... ya khouya``) is a pause inside a half-line; a
+caesura is written apart (`` … ``). It starts only after a character that is none of its own, so a
+run of dots is tried once."""
 _HARD_MARK = re.compile("[*⁂\t|\u3000]|   ")
 """The caesura marks but the ellipsis: beside one of them, an ellipsis is a pause inside a half-line."""
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
@@ -321,7 +325,7 @@ def parse_poem(text: str) -> Poem:
             gap += 2
             _count(dropped, "number", len(st))
             continue
-        if head == "ب" and not lines and _BISMILLAH.match(st):
+        if head == "ب" and len(lines) <= 1 and _BISMILLAH.match(st):  # above the poem (or its title)
             gap += 2
             _count(dropped, "invocation", len(st))
             continue
@@ -339,8 +343,9 @@ def parse_poem(text: str) -> Poem:
             continue
         # a caesura mark: one of _SPLIT's characters, "..." or three spaces
         if (caesura or cleaned) and ("   " in s or "..." in s or _SPLIT_CHAR.search(s)):
-            if ("…" in s or "..." in s) and _HARD_MARK.search(s):
-                s = _ELLIPSIS.sub(" ", s)  # beside a caesura, an ellipsis is a pause in a half-line
+            if "…" in s or "..." in s:
+                # beside a caesura, or on the word before it, an ellipsis is a pause in a half-line
+                s = (_ELLIPSIS if _HARD_MARK.search(s) else _PAUSE).sub(" ", s)
             parts = [p for p in (h.strip(_PUNCT) for h in _split(s)) if p]
             hemi_words = [w for w in map(_hemi_words, parts) if w]
             if not hemi_words:

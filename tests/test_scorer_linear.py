@@ -96,7 +96,8 @@ measure 1–8 here; a quadratic one at 20,000 characters measures in the thousan
 
 _UNITS = [" ", "\t", "\u2003", "\u3000", "\u00a0", "\u200b", "*", "**", "_", "__", "…", ".", "|", "-", "/",
           ",", ":", "#", ">", "(", "`", "~", "<", "<think>", "<a ", "*a ", "**a ", "_a_ ", "a * b ",
-          " | ", "stanza 1:\n", "a\n\n", "<br>"]  # fmt: skip
+          " | ", "stanza 1:\n", "a\n\n", "<br>", "⁂", " / ", "a...", "a… ", "(refrain ", "[a", "(", "- a\n",
+          "اللازمه: ", "هاذي ", "بسم الله "]  # fmt: skip
 _PREFIXES = ["", "stanza", "by", "المطلع", "**a", "— ", "here is"]
 _SUFFIXES = ["", "ab c:", "x", "*", "</think>"]
 

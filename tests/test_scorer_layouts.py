@@ -1,0 +1,334 @@
+"""Layout is not content (docs/scorer.md): every harmless layout of a genuine poem, alone or combined
+with others, keeps the reward within 0.1 of the plain poem's.
+
+The genuine corpus is every sample poem (``data/samples``, Arabic script and Arabizi) and every
+genuine case of the red team's round 1. Each poem is read as stanzas of lines (a line may hold a
+caesura), rewritten by line-level layouts (bullets, accents, tashkeel, a soft separator between
+half-lines, a pause inside a half-line, a marked refrain), laid out (blank lines or none, an
+asterism, stanza numbers, a stanza on one line), and framed (a title, a bismillah, a credit line,
+CRLF, no-break spaces). Hypothesis draws the combinations.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorer.catalogue import FORMS
+from scorer.score import score
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "data" / "samples"
+TOLERANCE = 0.1
+_CAESURA = re.compile(r" \*\* | {3,}|\t")
+
+
+def _corpus() -> list[tuple[str, str, dict[str, str]]]:
+    out = []
+    for script, folder in (("arabic", SAMPLES), ("arabizi", SAMPLES / "arabizi")):
+        for path in sorted(folder.glob("*.txt")):
+            refs = {"form": path.stem, "script": script}
+            if FORMS[path.stem].refrain != "none":
+                refs["refrain"] = "yes"
+            out.append((f"sample {script} {path.stem}", path.read_text(encoding="utf-8"), refs))
+    for line in (ROOT / "tests" / "redteam_rounds" / "round1.jsonl").read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        if case["tier"] == "genuine":
+            out.append((case["id"], case["text"], case["references"]))
+    return out
+
+
+CORPUS = _corpus()
+Blocks = list[list[str]]
+
+
+def _blocks(text: str) -> Blocks:
+    return [[ln.strip() for ln in b.split("\n") if ln.strip()] for b in text.strip().split("\n\n")]
+
+
+def _refrains(blocks: Blocks) -> set[str]:
+    """The lines sung again as the refrain: copies of the opening's first line or half-line."""
+    first = blocks[0][0]
+    return {first, _CAESURA.split(first)[0].strip()}
+
+
+# --- line-level layouts: (blocks, script) -> blocks -----------------------------------------------------
+
+LineLayout = Callable[[Blocks, str, dict[str, str]], Blocks]
+
+
+def _each_line(fn: Callable[[str, int], str]) -> LineLayout:
+    def apply(blocks: Blocks, _script: str, _refs: dict[str, str]) -> Blocks:
+        n = 0
+        out = []
+        for b in blocks:
+            nb = []
+            for ln in b:
+                n += 1
+                nb.append(fn(ln, n))
+            out.append(nb)
+        return out
+
+    return apply
+
+
+def _soft(sep: str) -> LineLayout:
+    """A softer separator between half-lines, on every line that has a caesura."""
+    return _each_line(lambda ln, _n: _CAESURA.sub(sep, ln, count=1) if _CAESURA.search(ln) else ln)
+
+
+def _pause(mark: str) -> LineLayout:
+    """A pause (an ellipsis) after the second word of every half-line of four words or more."""
+
+    def half(h: str) -> str:
+        w = h.split()
+        return " ".join([*w[:2], *([mark] if len(w) >= 4 else []), *w[2:]]).replace(f" {mark}", mark)
+
+    def line(ln: str, _n: int) -> str:
+        m = _CAESURA.search(ln)
+        if not m:
+            return half(ln)
+        return half(ln[: m.start()]) + m.group() + half(ln[m.end() :])
+
+    return _each_line(line)
+
+
+def _accents(blocks: Blocks, script: str, _refs: dict[str, str]) -> Blocks:
+    if script != "arabizi":
+        return blocks
+    acc = {"el": "él", "enti": "énti", "bled": "bléd", "ennes": "ennés", "ya": "yà"}
+    return [[" ".join(acc.get(w, w) for w in ln.split(" ")) for ln in b] for b in blocks]
+
+
+def _tashkeel(blocks: Blocks, script: str, _refs: dict[str, str]) -> Blocks:
+    if script != "arabic":
+        return blocks
+    return [[re.sub(r"([بتدرسلمن])", "\\1\u064e", ln, count=3) for ln in b] for b in blocks]
+
+
+def _letter_variants(blocks: Blocks, script: str, _refs: dict[str, str]) -> Blocks:
+    if script != "arabic":
+        return blocks
+
+    def word(w: str) -> str:
+        w = re.sub(r"^ا", "أ", w) if w.startswith("ان") or w.startswith("اح") else w
+        return w[:-1] + "ى" if w.endswith("ي") and len(w) > 3 else w
+
+    return [[" ".join(map(word, ln.split(" "))) for ln in b] for b in blocks]
+
+
+def _bullets(mark: str) -> LineLayout:
+    return _each_line(lambda ln, n: (f"{n}. " if mark == "n" else mark) + ln)
+
+
+def _refrain_as(kind: str) -> LineLayout:
+    """The malzuma's refrain lines marked: in bold, labelled, or sung as the opening's first half."""
+
+    def apply(blocks: Blocks, _script: str, refs: dict[str, str]) -> Blocks:
+        if refs.get("refrain") != "yes":
+            return blocks
+        refrains = _refrains(blocks)
+        half = _CAESURA.split(blocks[0][0])[0].strip()
+        if half == blocks[0][0]:
+            words = half.split()
+            half = " ".join(words[: max(2, (len(words) + 1) // 2)])
+
+        def mark(ln: str) -> str:
+            return {
+                "bold": f"**{ln}**",
+                "label_ar": f"اللازمة: {ln}",
+                "label_paren": f"(Refrain) {ln}",
+                "label_colon": f"Refrain: {ln}",
+                "half": half,
+            }[kind]
+
+        return [blocks[0]] + [[mark(ln) if ln in refrains else ln for ln in b] for b in blocks[1:]]
+
+    return apply
+
+
+LINE_LAYOUTS: dict[str, LineLayout] = {
+    **{f"soft {sep!r}": _soft(sep) for sep in (" - ", " / ", ", ", "، ", " – ", " -- ", "  ")},
+    **{f"pause {m}": _pause(m) for m in ("...", "…")},
+    "accents": _accents,
+    "tashkeel": _tashkeel,
+    "alef and yaa variants": _letter_variants,
+    **{f"bullets {m!r}": _bullets(m) for m in ("- ", "• ", "* ", "n")},
+    **{f"refrain {k}": _refrain_as(k) for k in ("bold", "label_ar", "label_paren", "label_colon", "half")},
+}
+
+# --- the stanza layout: blocks -> text ------------------------------------------------------------------
+
+
+def _render(kind: str) -> Callable[[Blocks, dict[str, str]], str]:
+    def render(blocks: Blocks, refs: dict[str, str]) -> str:
+        strophic = FORMS[refs["form"]].kind == "strophic"
+        if kind == "plain" or not strophic:
+            if kind == "spaced":
+                return "\n\n".join("\n\n".join(b) for b in blocks)
+            return "\n\n".join("\n".join(b) for b in blocks)
+        if kind == "spaced":  # a blank line after every line, two between stanzas
+            return "\n\n\n".join("\n\n".join(b) for b in blocks)
+        if kind in ("⁂", "***", "* * *"):
+            return f"\n\n{kind}\n\n".join("\n".join(b) for b in blocks)
+        if kind == "numbered":
+            return "\n\n".join(f"{i}.\n" + "\n".join(b) for i, b in enumerate(blocks, 1))
+        if kind == "one line":  # each stanza on one line, its lines parted by ' / '
+            return "\n\n".join(" / ".join(b) if len(b) >= 3 else "\n".join(b) for b in blocks)
+        raise ValueError(kind)
+
+    return render
+
+
+RENDERS = {k: _render(k) for k in ("plain", "spaced", "⁂", "***", "* * *", "numbered", "one line")}
+
+# --- the frame: text -> text -----------------------------------------------------------------------------
+
+
+def _title(text: str, script: str) -> str:
+    t = "يا بلادي يا ريحة الزيتون و الياسمين" if script == "arabic" else "ya bledi ya ri7et ezzitoun w yasmin"
+    return f"{t}\n\n{text}"
+
+
+FRAMES: dict[str, Callable[[str, str], str]] = {
+    "title of seven words": _title,
+    "markdown title": lambda t, s: "# " + ("الغربة" if s == "arabic" else "El ghorba") + "\n\n" + t,
+    "bismillah": lambda t, _s: "بسم الله الرحمن الرحيم\n\n" + t,
+    "credit line": lambda t, _s: t + "\n\n(شعر شعبي تونسي)",
+    "credit line (latin)": lambda t, _s: t + "\n\n(Tunisian folk poem)",
+    "CRLF": lambda t, _s: t.replace("\n", "\r\n"),
+    "no-break spaces": lambda t, _s: t.replace(" ", "\u00a0"),
+}
+
+
+def _reward(text: str, refs: dict[str, str]) -> float:
+    return score({"parts": [{"text": text}]}, refs).reward
+
+
+PLAIN = {name: _reward(text, refs) for name, text, refs in CORPUS}
+
+
+def _check(
+    name: str, text: str, refs: dict[str, str], lines: list[str], render: str, frames: list[str]
+) -> None:
+    blocks = _blocks(text)
+    script = refs.get("script", "arabic")
+    for k in sorted(lines, key=lambda k: not k.startswith("pause")):  # a pause finds the caesura
+        blocks = LINE_LAYOUTS[k](blocks, script, refs)
+    out = RENDERS[render](blocks, refs)
+    for k in frames:
+        out = FRAMES[k](out, script)
+    got = _reward(out, refs)
+    assert abs(got - PLAIN[name]) <= TOLERANCE, (name, lines, render, frames, PLAIN[name], got, out[:400])
+
+
+@pytest.mark.parametrize("layout", sorted(LINE_LAYOUTS))
+@pytest.mark.parametrize("poem", CORPUS, ids=[c[0] for c in CORPUS])
+def test_each_line_layout_is_free(poem: tuple[str, str, dict[str, str]], layout: str) -> None:
+    _check(*poem, [layout], "plain", [])
+
+
+@pytest.mark.parametrize("render", sorted(RENDERS))
+@pytest.mark.parametrize("poem", CORPUS, ids=[c[0] for c in CORPUS])
+def test_each_stanza_layout_is_free(poem: tuple[str, str, dict[str, str]], render: str) -> None:
+    _check(*poem, [], render, [])
+
+
+@pytest.mark.parametrize("frame", sorted(FRAMES))
+@pytest.mark.parametrize("poem", CORPUS, ids=[c[0] for c in CORPUS])
+def test_each_frame_is_free(poem: tuple[str, str, dict[str, str]], frame: str) -> None:
+    _check(*poem, [], "plain", [frame])
+
+
+@settings(deadline=None, derandomize=True, max_examples=300)
+@given(
+    poem=st.sampled_from(CORPUS),
+    lines=st.lists(st.sampled_from(sorted(LINE_LAYOUTS)), max_size=3, unique=True),
+    render=st.sampled_from(sorted(RENDERS)),
+    frames=st.lists(st.sampled_from(sorted(FRAMES)), max_size=3, unique=True),
+)
+def test_combined_layouts_are_free(
+    poem: tuple[str, str, dict[str, str]], lines: list[str], render: str, frames: list[str]
+) -> None:
+    # one separator between half-lines and one bullet style at a time: they replace each other
+    if sum(k.startswith("soft") for k in lines) > 1 or sum(k.startswith("bullets") for k in lines) > 1:
+        return
+    if sum(k.startswith("refrain") for k in lines) > 1 or any(
+        sum(w in k for k in frames) > 1 for w in ("title", "credit")
+    ):
+        return  # one refrain marking, one title, one credit
+    _check(*poem, lines, render, frames)
+
+
+# --- a form is complete or it pays ---------------------------------------------------------------------
+
+
+def _units(text: str, form: str) -> tuple[list[str], list[str]]:
+    """The poem as a head that stays (the malzuma's opening) and the units asked for by count:
+    stanzas, or the bayts of the gsim and the qasida."""
+    blocks = ["\n".join(b) for b in _blocks(text)]
+    spec = FORMS[form]
+    if spec.kind == "bayt":
+        return [], [ln for b in blocks for ln in b.split("\n")]
+    return (blocks[:1], blocks[1:]) if spec.opening else ([], blocks)
+
+
+def _join(head: list[str], units: list[str], form: str) -> str:
+    return ("\n" if FORMS[form].kind == "bayt" else "\n\n").join([*head, *units])
+
+
+@pytest.mark.parametrize("poem", CORPUS, ids=[c[0] for c in CORPUS])
+def test_dropping_stanzas_never_raises_the_reward_and_half_pays(
+    poem: tuple[str, str, dict[str, str]],
+) -> None:
+    name, text, refs = poem
+    form = refs["form"]
+    asked = int(refs.get("stanzas", FORMS[form].stanzas))
+    head, units = _units(text, form)
+    prev = PLAIN[name]
+    for keep in range(len(units) - 1, 0, -1):
+        r = _reward(_join(head, units[:keep], form), refs)
+        assert r <= prev + 1e-9, (name, keep, prev, r)
+        if 2 * keep <= asked:
+            assert r <= 0.3, (name, keep, asked, r)
+        prev = r
+
+
+@pytest.mark.parametrize("poem", [c for c in CORPUS if c[2].get("refrain") == "yes"], ids=lambda c: c[0])
+def test_an_asked_refrain_pays_for_every_stanza_without_it(poem: tuple[str, str, dict[str, str]]) -> None:
+    """Missing once, an honest imperfection (0.2–0.9 and below the poem); missing everywhere, half
+    the form (≤ 0.3)."""
+    name, text, refs = poem
+    blocks = _blocks(text)
+    refrains = _refrains(blocks)
+    carrying = [i for i, b in enumerate(blocks) if i and b[-1] in refrains]
+    assert carrying, name
+    once = [b[:-1] if i == carrying[1 if len(carrying) > 1 else 0] else b for i, b in enumerate(blocks)]
+    never = [blocks[0]] + [[ln for ln in b if ln not in refrains] for b in blocks[1:]]
+    r_once = _reward("\n\n".join("\n".join(b) for b in once), refs)
+    r_never = _reward("\n\n".join("\n".join(b) for b in never), refs)
+    assert 0.2 <= r_once <= min(0.9, PLAIN[name] - 0.02), (name, PLAIN[name], r_once)
+    assert r_never <= 0.3, (name, r_never)
+
+
+def test_arabizi_glide_rhymes_read_as_the_arabic_script_does() -> None:
+    """-aya, -iya, -awa, -ouwa: the glide before the final vowel is the rawī in both scripts, so the
+    same rhyme words rhyme alike (round 1's Arabizi muthallath on m3aya / 7kaya / dwaya / hwaya)."""
+    from scorer.arabic import normalize_arabic, rhyme, rhyme_similarity
+
+    pairs = [
+        (("m3aya", "7kaya", "dwaya", "hwaya"), ("معايا", "حكاية", "دوايا", "هوايا")),
+        (("3liya", "bniya", "3chiya"), ("عليّا", "بنيّة", "عشيّة")),
+        (("9ahwa", "da3wa", "9ouwa"), ("قهوة", "دعوة", "قوّة")),
+    ]
+    for latin, arabic in pairs:
+        for words in (latin, tuple(normalize_arabic(w) for w in arabic)):
+            keys = [rhyme(w) for w in words]
+            assert all(rhyme_similarity(keys[0], k) >= 0.7 for k in keys), words
+        assert [rhyme(w)[1:3] for w in latin] == [rhyme(normalize_arabic(w))[1:3] for w in arabic], latin
