@@ -22,17 +22,18 @@ marker at all is ``unknown``. ``derja`` is Tunisian's share of the weight of Tun
 strongest rival, with a prior of one marker split evenly: ``unknown`` is 0.5, one lone Tunisian
 marker 0.75, one lone MSA marker 0.25; above 0.5 exactly when Tunisian leads.
 
-Cost: C-level ``map`` passes only, no Python loop per word: one dict lookup per word (clitic forms
-و/ف/w- are in the tables), for Arabic one ``endswith`` test picking the few words the morphology
-rules read, for Latin a ``lower()`` and, on a spelling miss, the cached fold. Tables load
+Cost: one C-level ``map`` over the words through a per-word cache (a run's vocabulary repeats,
+as for the lexicon's lookups); a word met for the first time costs a table lookup or two (clitic
+forms و/ف/w- are in the tables), an ``endswith`` for the morphology rules, for Latin a ``lower()``
+and, on a spelling miss, the (cached) fold. Tables load
 once at import. Pure: no I/O after import, no randomness.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
-from itertools import compress, repeat
 from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
@@ -42,7 +43,7 @@ from scorer.arabic import arabizi_fold, normalize_arabic
 DIR = Path(__file__).resolve().parent / "lexicon" / "varieties"
 DERJA = "tunisian"
 UNKNOWN = "unknown"
-VARIETIES: dict[str, tuple[str, ...]] = {
+VARIETIES: dict[str, tuple[str, ...]] = {  # DERJA first
     "arabic": ("tunisian", "msa", "moroccan", "egyptian", "levantine"),
     "arabizi": ("tunisian", "moroccan", "egyptian", "levantine", "french", "english", "maltese"),
 }
@@ -197,24 +198,30 @@ def _verdict(order: tuple[str, ...], hits: list[Hit]) -> Variety:
     counts = dict.fromkeys(order, 0.0)
     own = 0.0
     for vote, _ in hits:
-        for v, weight in vote:
+        if len(vote) == 1:
+            v, weight = vote[0]
             counts[v] += weight
-        if vote[0][0] == DERJA and len(vote) == 1:
-            own += vote[0][1]
-    total = sum(counts.values())
+            if v == DERJA:
+                own += weight
+        else:
+            for v, weight in vote:
+                counts[v] += weight
     markers = tuple(map(_LABEL, hits[:MAX_MARKERS]))
-    tn = counts[DERJA]
-    rival = max(x for v, x in counts.items() if v != DERJA)
-    derja = (tn + PRIOR / 2) / (tn + rival + PRIOR)
     if not hits:
-        return Variety(UNKNOWN, derja, 0.0, counts, markers)
-    best = max(counts.values())
-    if tn == best:
-        tied = sum(1 for v in order if counts[v] == best) > 1
-        variety = UNKNOWN if tied and not own else DERJA
+        return Variety(UNKNOWN, 0.5, 0.0, counts, markers)
+    tn = counts[DERJA]
+    rival, first = -1.0, ""
+    for v in order[1:]:  # order[0] is DERJA
+        if counts[v] > rival:
+            rival, first = counts[v], v
+    derja = (tn + PRIOR / 2) / (tn + rival + PRIOR)
+    if tn > rival or (tn == rival and own > 0.0):
+        variety = DERJA
+    elif tn == rival:
+        variety = UNKNOWN
     else:
-        variety = next(v for v in order if counts[v] == best)
-    return Variety(variety, derja, total, counts, markers)
+        variety = first
+    return Variety(variety, derja, sum(counts.values()), counts, markers)
 
 
 def _arabic_morphology(word: str) -> Vote:
@@ -236,32 +243,43 @@ _MSA_VOTE: Vote = (("msa", MSA_VERB_WEIGHT),)
 _MAGHREBI_VOTE: Vote = (("tunisian", MAGHREBI_VERB_WEIGHT / 2), ("moroccan", MAGHREBI_VERB_WEIGHT / 2))
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _arabic_hit(word: str) -> Hit:
+    """A normalised Arabic-script word's Hit, ``()`` when it marks nothing: the table, else the
+    morphology rules for a word ending in one of _TAILS. Cached per word like the lexicon's
+    lookups (a run's vocabulary repeats), so a poem costs one C-level cache hit per word."""
+    hit = ARABIC_TABLE.get(word)
+    if hit is not None:
+        return hit
+    if word.endswith(_TAILS) and (vote := _arabic_morphology(word)):
+        return _hit(word, vote)
+    return ()
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _latin_hit(word: str) -> Hit:
+    """A Latin-script word's Hit, ``()`` when it marks nothing: its lower-cased spelling, else its
+    fold (Arabic varieties only), else Maltese by its letters. Cached per word."""
+    low = word.lower()
+    hit = LATIN_SPELLING.get(low)
+    if hit is not None:
+        return hit
+    if not low.isascii() and not MALTESE_LETTERS.isdisjoint(low):
+        return _hit(word, _MALTESE_VOTE)
+    return LATIN_FOLD.get(arabizi_fold(word), ())
+
+
 def detect_arabic(words: Iterable[str]) -> Variety:
     """Variety of normalised Arabic-script words (``scorer.arabic.normalize_arabic``'s output, as
-    the scorer's ``Line.words`` are). Every per-word step is a C-level ``map``: the table lookup,
-    and the two-letter tail test that picks the few words the morphology rules read."""
-    words = words if isinstance(words, list) else list(words)
-    table = ARABIC_TABLE
-    hits: list[Hit] = list(filter(None, map(table.get, words)))
-    for w in compress(words, map(str.endswith, words, repeat(_TAILS))):
-        if w not in table and (vote := _arabic_morphology(w)):
-            hits.append(_hit(w, vote))
-    return _verdict(VARIETIES["arabic"], hits)
+    the scorer's ``Line.words`` are)."""
+    return _verdict(VARIETIES["arabic"], list(filter(None, map(_arabic_hit, words))))
 
 
 def detect_latin(words: Iterable[str]) -> Variety:
     """Variety of Latin-script words as the scorer gives them (case kept, digits inside words):
-    the lower-cased spelling first; a spelling not listed is folded (``arabizi_fold``, cached and
-    already warm from the language gate) and looked up again, or is Maltese by its letters."""
-    words = words if isinstance(words, list) else list(words)
-    spelled = list(map(LATIN_SPELLING.get, map(str.lower, words)))
-    hits: list[Hit] = list(filter(None, spelled))
-    if None in spelled:
-        misses = [w for w, s in zip(words, spelled, strict=True) if s is None]
-        hits += filter(None, map(LATIN_FOLD.get, map(arabizi_fold, misses)))
-        if not all(map(str.isascii, misses)):
-            hits += [_hit(w, _MALTESE_VOTE) for w in misses if not MALTESE_LETTERS.isdisjoint(w.lower())]
-    return _verdict(VARIETIES["arabizi"], hits)
+    the lower-cased spelling first; a spelling not listed is folded (``arabizi_fold``) and looked
+    up again, or is Maltese by its letters."""
+    return _verdict(VARIETIES["arabizi"], list(filter(None, map(_latin_hit, words))))
 
 
 def detect(words: Iterable[str], script: str) -> Variety:
