@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from pulumi.runtime.proto import provider_pb2
 import servers
 from jobs import FAST, write_dataset
 from old_states import COMMITS, old_job
+from polling import job_state
 from providers.tuning_job import RlftTuningJobProvider
 from pulumi_host import URN, dynamic_host
 from tunifolk.job import bodies, checks, fields
@@ -56,6 +56,7 @@ def test_the_fixture_is_the_old_release_state(commit: str) -> None:
     assert isinstance(restored, RlftTuningJobProvider) and restored.poll_seconds == 15.0
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("commit", COMMITS)
 def test_old_state_refreshes_diffs_clean_and_destroys(commit: str, tmp_path: Path) -> None:
@@ -73,11 +74,8 @@ def test_old_state_refreshes_diffs_clean_and_destroys(commit: str, tmp_path: Pat
         live["rewards"][0]["cloud_run"] = {"uri": scorer_uri}
         with VertexClient(endpoint=emu) as client:
             job = client.create_tuning_job(bodies.parent_of(live), bodies.build_tuning_job(live))
-            deadline = time.monotonic() + 60
-            while client.get_tuning_job(job["name"])["state"] not in TERMINAL_STATES:
-                assert time.monotonic() < deadline, "the recreated job did not finish"
-                time.sleep(0.05)
-            assert client.get_tuning_job(job["name"])["state"] == "JOB_STATE_SUCCEEDED"
+            done = job_state(lambda: client.get_tuning_job(job["name"]), TERMINAL_STATES, timeout=60)
+            assert done["state"] == "JOB_STATE_SUCCEEDED"
         state = swap_id({"inputs": old["inputs"], "outputs": old["outputs"]}, old_id, job["name"])
 
         # refresh: the old pickled provider reads the job
