@@ -24,6 +24,7 @@ from scorer.hidden import reader_text
 from scorer.lexicon import is_arabic_word, is_arabizi_word
 from scorer.structure import Ends, score_bayt, score_strophic, short_penalty
 from scorer.text import MAX_CHARS, Line, Poem, extract_text, parse_poem
+from scorer.variety import DERJA, UNKNOWN, detect
 from scorer.wordshape import is_function_word, is_piece
 
 ITA_WINDOW = 7
@@ -46,6 +47,18 @@ misspelt word costs nothing."""
 LANG_FULL = 0.85
 """The language gate: the mean line worth over LANG_FULL, capped at 1. Linear, so each line of
 non-language or template costs its share (smooth for GRPO), and a poem of them earns nothing."""
+VARIETY_ZERO, VARIETY_FULL = 0.25, 0.5
+"""The variety gate on `scorer.variety`'s Derja share (Tunisian markers against the strongest other
+variety's): at VARIETY_FULL or above (Derja leads, or no marker of any variety) it is 1; at
+VARIETY_ZERO or below (another variety leads clearly) 0, so MSA, Moroccan, Egyptian or Levantine
+Arabic, or French, English or Maltese for Arabizi, score ≤ 0; linear in between."""
+DROPPED_FREE = 120
+"""Characters the parser may drop around the poem for free: one short title and one signature line
+(docs/scorer.md, "One text"). Beyond it, what the judge reads and the structure reward does not
+counts against the poem."""
+DROPPED_CHARGED = ("thinking", "attribute", "title", "signature", "invocation")
+"""What the budget covers: text a reader sees that is not the poem (layout marks, numbering and
+separators are free; prose has its own penalty)."""
 RHYME_UNKNOWN = 0.5
 """A hemistich whose last word, the one that carries the rhyme, is not a word keeps this share of its
 worth: an invented rhyme word costs more than an unknown word inside the line, never less."""
@@ -126,6 +139,11 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         script == "arabizi" if script in ("arabic", "arabizi") else poem.latin_letters > poem.arabic_letters
     )
     sub["language"] = _language_gate(poem, arabizi, spec.refrain != "none")
+    variety = detect([w for ln in poem.lines for w in ln.words], "arabizi" if arabizi else "arabic")
+    sub["variety"] = min(1.0, max(0.0, (variety.derja - VARIETY_ZERO) / (VARIETY_FULL - VARIETY_ZERO)))
+    charged = sum(poem.dropped.get(k, 0) for k in DROPPED_CHARGED) - DROPPED_FREE
+    if charged > 0:
+        pen["dropped"] = min(1.0, 2.0 * charged / max(poem.poem_chars, 1))
     form_gate = sub.pop("_size_gate", 1.0)
     if form_gate < 1.0:
         sub["form"] = form_gate
@@ -133,7 +151,8 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     if reader:
         sub["one_text"] = 0.0
     base = sum([w * sub.get(k, 0.0) for k, w in weights]) / weight_sum
-    q = (base - sum(pen.values())) * gate * sub["language"] * form_gate * (0.0 if reader else 1.0)
+    gates = gate * sub["language"] * sub["variety"] * form_gate * (0.0 if reader else 1.0)
+    q = (base - sum(pen.values())) * gates
     reward = max(-1.0, min(1.0, 2.0 * q - 1.0))
     if not math.isfinite(reward):
         reward = -1.0
@@ -141,6 +160,8 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     out.update({f"p_{k}": _round4(v) for k, v in pen.items() if v > 0})
     out["quality"] = _round4(max(0.0, min(1.0, q)))
     reason = _reason(spec, sub, pen)
+    if variety.variety not in (DERJA, UNKNOWN):
+        reason += f"; reads as {variety.variety} ({', '.join(variety.markers[:4])})"
     return Score(reward, out, f"{reason}; text for another reader: {reader}" if reader else reason)
 
 
@@ -273,7 +294,10 @@ def _language_gate(poem: Poem, arabizi: bool, refrain: bool) -> float:
             if worth > 1.0:
                 worth = 1.0
             if n >= 3 and not word(h[-1]):
-                worth *= RHYME_UNKNOWN
+                # the rhyme word is looked up like any other: in Arabic script, where the lexicon
+                # knows 99 % of real words, an unknown one halves the hemistich; in Arabizi, whose
+                # lexicon knows about 90 % of real tokens, it costs what an unknown body word costs
+                worth *= 1.0 - (1.0 - RHYME_UNKNOWN if not arabizi else 1.0 / (len(body) + 1))
             if len(body) >= 3 and all(map(is_function_word, body)):
                 continue  # particles and pronouns only: the line says nothing
             folded = [arabizi_fold(w) for w in h] if arabizi else h

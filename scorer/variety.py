@@ -48,8 +48,10 @@ VARIETIES: dict[str, tuple[str, ...]] = {  # DERJA first
     "arabizi": ("tunisian", "moroccan", "egyptian", "levantine", "french", "english", "maltese"),
 }
 """The varieties told apart in each script; the first is Derja, ties between others go by order."""
-PRIOR = 1.0
-"""Marker weight of the prior in ``derja``: half for Derja, half against."""
+PRIOR = 3.0
+"""Marker weight of the prior in ``derja``: half for Derja, half against. A poem's Derja share moves
+from 0.5 only as markers add up: one word of another variety (a borrowing, a name) does not decide,
+two or three begin to."""
 MAX_MARKERS = 12
 """Markers kept in the result (for the reason string); the counts see every one."""
 AR_CLITICS = ("و", "ف")
@@ -137,6 +139,8 @@ def _with_clitics(table: dict[str, Vote], clitics: tuple[str, ...], blocked: set
     form is itself a marker or a shared word."""
     out = dict(table)
     for w, vote in table.items():
+        if not any(v in FOLDED or v in VARIETIES["arabic"] for v, _ in vote):
+            continue  # French, English, Maltese words take no Arabic clitic: w + est is Derja "west"
         for c in clitics:
             form = c + w
             if form not in table and form not in blocked:
