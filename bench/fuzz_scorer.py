@@ -46,6 +46,29 @@ NASTY = [
     "٣٥٧٩",
     "e\u0301" * 200,
 ]
+# Runs that a backtracking pattern turns into seconds (docs/scorer.md, "Linear time"): every kind of
+# space, punctuation and markup opener, alone and after a label or signature word, near the cap.
+PATHOLOGICAL = [
+    prefix + unit * (18_000 // len(unit)) + suffix
+    for unit in (
+        " ",
+        "\t",
+        "\u2003",
+        "\u3000",
+        "\u00a0",
+        "*",
+        "**a ",
+        "*a ",
+        "_",
+        "<think>",
+        "<a ",
+        "…",
+        "|",
+        "-",
+    )
+    for prefix, suffix in (("", ""), ("stanza", "ab c:"), ("by", "x"))
+]
+NASTY += PATHOLOGICAL
 
 
 def _mutate(rng: random.Random, text: str) -> str:

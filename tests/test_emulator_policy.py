@@ -107,17 +107,18 @@ def _rewrite_bodies(poem: str, body: list[str] | None) -> str:
 @pytest.mark.parametrize("script", SCRIPTS)
 @pytest.mark.parametrize("form", list(FORMS))
 def test_the_old_shortcuts_no_longer_pay(form: str, script: str) -> None:
-    """Babble (one word repeated) and stubs (two-word lines) on a perfect rhyme plan now score
-    below the honest samples a hacking run ends with (they would not be learned), so theme-free
-    filler is the shortcut left."""
+    """Babble (one word repeated) and stubs (two-word lines) on a perfect rhyme plan score at most 0
+    and below the filler a hacking run ends with (they would not be learned), so theme-free filler
+    is the shortcut left."""
     r = refs(form, script)
-    honest = statistics.mean(rewards(r, policy.quality_at(1.0, "hacking")))
+    filler = statistics.mean(rewards(r, 1.0, "filler", n=8))
     ask = policy.read_references(r)
     word = "ya" if script == "arabizi" else "يا"
     for seed in range(4):
         perfect = policy._Writer(random.Random(seed), 1.0, ask, "honest").poem()
-        assert score(_rewrite_bodies(perfect, [word] * 3), r).reward < honest - 0.1
-        assert score(_rewrite_bodies(perfect, None), r).reward < honest - 0.1
+        for hacked in (_rewrite_bodies(perfect, [word] * 3), _rewrite_bodies(perfect, None)):
+            reward = score(hacked, r).reward
+            assert reward <= 0.0 and reward < filler - 0.1, (reward, filler)
 
 
 def test_refrain_follows_the_references() -> None:
