@@ -15,8 +15,10 @@ import json
 import math
 import multiprocessing
 import multiprocessing.popen_spawn_posix
+import os
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -44,8 +46,25 @@ def _worker() -> ProcessPoolExecutor:
     global _pool
     with _pool_lock:
         if _pool is None or getattr(_pool, "_broken", False):
-            _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            _pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_exit_with_server,
+                initargs=(os.getpid(),),
+            )
         return _pool
+
+
+def _exit_with_server(server: int) -> None:
+    """In the scoring process: leave as soon as the server that started it is gone (killed, say),
+    so that no orphan keeps running, or keeps the server's standard output open."""
+
+    def watch() -> None:
+        while os.getppid() == server:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _start_worker() -> None:

@@ -184,3 +184,54 @@ def test_a_request_in_flight_never_holds_healthz(url: str) -> None:
     waits.sort()
     p95 = waits[int(len(waits) * 0.95)]
     assert len(waits) >= 50 and p95 < 0.1, f"/healthz waited {p95 * 1000:.0f} ms (p95) behind scoring calls"
+
+
+def _stat(pid: int | str) -> list[str] | None:
+    """`/proc/PID/stat` past the command name: [state, ppid, …], or None once the process is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def _alive(pid: int) -> bool:
+    stat = _stat(pid)
+    return stat is not None and stat[0] != "Z"
+
+
+def test_the_scoring_process_leaves_with_the_server() -> None:
+    """A large body starts a scoring process of its own; killing the server leaves no orphan behind
+    (an orphan would keep running, and keep the caller's output pipe open)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tunifolk.cli.local import free_port, wait_healthy
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scorer"],
+        env={**os.environ, "PORT": str(port), "HOST": "127.0.0.1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc)
+        big = json.dumps(body("يا بحر يا موجك غدّار ** خذيت مني ضي النهار\n" * 400)).encode()
+        assert requests.post(url, data=big, timeout=60).status_code == 200
+        workers = [
+            int(pid)
+            for pid in filter(str.isdigit, os.listdir("/proc"))
+            if (stat := _stat(pid)) is not None and int(stat[1]) == proc.pid
+        ]
+        assert workers, "a large body was not scored in a process of its own"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(map(_alive, workers)):
+        time.sleep(0.2)
+    assert not any(map(_alive, workers)), f"scoring processes outlived the server: {workers}"
