@@ -18,7 +18,19 @@ import os
 import sys
 from pathlib import Path
 
-COMPILED = ("arabic", "lexicon", "linear", "text", "structure", "wordshape", "hidden", "variety", "score")
+COMPILED = (
+    "arabic",
+    "lexicon",
+    "linear",
+    "response",
+    "frame",
+    "text",
+    "structure",
+    "wordshape",
+    "hidden",
+    "variety",
+    "score",
+)
 """The modules ``build_ext`` compiles: the scoring path of every request."""
 HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "_compiled.json"

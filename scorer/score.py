@@ -22,8 +22,9 @@ from scorer.arabic import arabizi_fold, rhyme_identity
 from scorer.catalogue import FormSpec, lookup
 from scorer.hidden import reader_text
 from scorer.lexicon import is_arabic_word, is_arabizi_word
+from scorer.response import extract_text
 from scorer.structure import Ends, score_bayt, score_strophic, short_penalty
-from scorer.text import MAX_CHARS, Line, Poem, extract_text, parse_poem
+from scorer.text import MAX_CHARS, Line, Poem, parse_poem
 from scorer.variety import DERJA, UNKNOWN, detect
 from scorer.wordshape import is_function_word, is_piece
 
@@ -47,11 +48,13 @@ misspelt word costs nothing."""
 LANG_FULL = 0.85
 """The language gate: the mean line worth over LANG_FULL, capped at 1. Linear, so each line of
 non-language or template costs its share (smooth for GRPO), and a poem of them earns nothing."""
-VARIETY_ZERO, VARIETY_FULL = 0.25, 0.5
+VARIETY_RAMP = {"arabic": (0.25, 0.5), "arabizi": (0.15, 0.35)}
 """The variety gate on `scorer.variety`'s Derja share (Tunisian markers against the strongest other
-variety's): at VARIETY_FULL or above (Derja leads, or no marker of any variety) it is 1; at
-VARIETY_ZERO or below (another variety leads clearly) 0, so MSA, Moroccan, Egyptian or Levantine
-Arabic, or French, English or Maltese for Arabizi, score ≤ 0; linear in between."""
+variety's), per script: (zero, full). At `full` or above (Derja leads, or no marker of any variety)
+the gate is 1; at `zero` or below (another variety leads clearly) 0, so MSA, Moroccan, Egyptian or
+Levantine Arabic, or French, English or Maltese for Arabizi, score ≤ 0; linear in between. Arabizi
+needs more evidence: its spelling is free, so a Derja word is sometimes spelt like another
+variety's marker (`dul`, `waš`); a poem in another variety has many markers, not two."""
 DROPPED_FREE = 120
 """Characters the parser may drop around the poem for free: one short title and one signature line
 (docs/scorer.md, "One text"). Beyond it, what the judge reads and the structure reward does not
@@ -139,8 +142,10 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         script == "arabizi" if script in ("arabic", "arabizi") else poem.latin_letters > poem.arabic_letters
     )
     sub["language"] = _language_gate(poem, arabizi, spec.refrain != "none")
-    variety = detect([w for ln in poem.lines for w in ln.words], "arabizi" if arabizi else "arabic")
-    sub["variety"] = min(1.0, max(0.0, (variety.derja - VARIETY_ZERO) / (VARIETY_FULL - VARIETY_ZERO)))
+    script_name = "arabizi" if arabizi else "arabic"
+    variety = detect([w for ln in poem.lines for w in ln.words], script_name)
+    zero, full = VARIETY_RAMP[script_name]
+    sub["variety"] = min(1.0, max(0.0, (variety.derja - zero) / (full - zero)))
     charged = sum(poem.dropped.get(k, 0) for k in DROPPED_CHARGED) - DROPPED_FREE
     if charged > 0:
         pen["dropped"] = min(1.0, 2.0 * charged / max(poem.poem_chars, 1))

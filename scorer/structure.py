@@ -138,8 +138,9 @@ def _score_count(
     sub["count"] = _count_score(n, target, lo, hi)
     if n > hi:
         pen["pad"] = min(0.5, pad_rate * (n - hi))
-    # completeness: a poem pays for every stanza (bayt) it leaves out of the asked count, so half of
-    # the form can never score above 0.3 (and dropping a stanza never raises the reward)
+    # completeness: a poem pays for every stanza (bayt) it leaves out of the asked count (without
+    # `references.stanzas`, the form's default), so half of the form can never score above 0.3 (and
+    # dropping a stanza never raises the reward)
     _gate(sub, n / target)
 
 

@@ -18,12 +18,11 @@ since inside an ordinary line a comma is only a comma.
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
-from scorer.arabic import ARABIC_LETTERS, normalize_arabic, rhyme_key, similarity
+from scorer.arabic import ARABIC_LETTERS, normalize_arabic
+from scorer.frame import blocks_of, count_dropped, drop_signature, drop_title
 from scorer.linear import MARKUP_OPENS, bound_spaces, drop_thinking, strip_inner_markup
 
 MAX_CHARS = 20_000
@@ -152,51 +151,6 @@ class Poem:
         return [ln for b in self.blocks for ln in b]
 
 
-def extract_text(response: Any) -> str:
-    """Join the non-thought text parts of a response.
-
-    Accepts a Gemini ``Content`` dict (``{"parts": [...]}``), a list of parts, a chat message or
-    list of messages (``{"role", "content"}``, the TRL conversational format; the last assistant
-    message is used), or a plain string. Anything else yields ``""``.
-    """
-    if isinstance(response, str):
-        return response
-    if isinstance(response, dict):
-        if "parts" in response:
-            return _parts_text(response.get("parts"))
-        content = response.get("content")
-        if isinstance(content, str):
-            return content
-        if isinstance(content, list):
-            return _parts_text(content)
-        text = response.get("text")
-        if isinstance(text, str) and not response.get("thought"):
-            return text
-        return ""
-    if isinstance(response, list):
-        if response and all(isinstance(m, dict) and "role" in m and "content" in m for m in response):
-            for m in reversed(response):
-                if m.get("role") in ("assistant", "model"):
-                    return extract_text(m)
-            return extract_text(response[-1])
-        return _parts_text(response)
-    return ""
-
-
-def _parts_text(parts: Any) -> str:
-    if not isinstance(parts, list):
-        return ""
-    out: list[str] = []
-    for p in parts:
-        if isinstance(p, str):
-            out.append(p)
-        elif isinstance(p, dict) and not p.get("thought"):
-            t = p.get("text")
-            if isinstance(t, str):
-                out.append(t)
-    return "\n".join(out)
-
-
 _PUNCT = " \t.,;:!?،؛؟\"'«»“”()[]{}-–—*_~`"
 _BULLET_START = frozenset("-•+–—*▪◦·([0123456789٠١٢٣٤٥٦٧٨٩")
 
@@ -279,7 +233,7 @@ def parse_poem(text: str) -> Poem:
     if "<" in text:
         n = len(text)
         text = drop_thinking(text)
-        _count(dropped, "thinking", n - len(text))
+        count_dropped(dropped, "thinking", n - len(text))
         text = _BR.sub("\n", text)
         text = _PARA.sub("\n\n", text)
         if _TAG.search(text):
@@ -307,7 +261,7 @@ def parse_poem(text: str) -> Poem:
     for raw in raw_lines:
         if fences and _FENCE.match(raw):
             in_fence = not in_fence
-            _count(dropped, "fence", len(raw.strip()))
+            count_dropped(dropped, "fence", len(raw.strip()))
             continue
         fields = again.get(raw)
         if fields is not None:
@@ -323,23 +277,23 @@ def parse_poem(text: str) -> Poem:
         head = st[0]
         if head in _NUMERAL_START and _NUMERAL_LINE.match(raw):
             gap += 2
-            _count(dropped, "number", len(st))
+            count_dropped(dropped, "number", len(st))
             continue
         if head == "ب" and len(lines) <= 1 and _BISMILLAH.match(st):  # above the poem (or its title)
             gap += 2
-            _count(dropped, "invocation", len(st))
+            count_dropped(dropped, "invocation", len(st))
             continue
         cleaned = markup or head in _BULLET_START
         if cleaned:
             s, marked, label = _clean_line(st)
-            _count(dropped, "label", label)
-            _count(dropped, "markup", len(st) - len(s) - label)
+            count_dropped(dropped, "label", label)
+            count_dropped(dropped, "markup", len(st) - len(s) - label)
             if not s:
                 continue
         else:
             s, marked = st, False
         if s.count(" ") < 3 and s[0] not in _NO_LABEL_START and _LABEL_LINE.match(s):
-            _count(dropped, "label", len(s))
+            count_dropped(dropped, "label", len(s))
             continue
         # a caesura mark: one of _SPLIT's characters, "..." or three spaces
         if (caesura or cleaned) and ("   " in s or "..." in s or _SPLIT_CHAR.search(s)):
@@ -350,7 +304,7 @@ def parse_poem(text: str) -> Poem:
             hemi_words = [w for w in map(_hemi_words, parts) if w]
             if not hemi_words:
                 gap += 2  # a separator line (* * *, ⁂): a stanza break
-                _count(dropped, "separator", len(st))
+                count_dropped(dropped, "separator", len(st))
                 continue
             words = [w for hw in hemi_words for w in hw]
             key = "".join(words).lower()
@@ -364,7 +318,7 @@ def parse_poem(text: str) -> Poem:
                 key = "".join(words)
             if not words:
                 gap += 2  # a separator line (---, ***, ~~~): a stanza break
-                _count(dropped, "separator", len(st))
+                count_dropped(dropped, "separator", len(st))
                 continue
             parts = [part]
             hemi_words = [words]
@@ -393,7 +347,7 @@ def parse_poem(text: str) -> Poem:
             )
         ):
             poem.prose_chars += len(s)
-            _count(dropped, "prose", len(s))
+            count_dropped(dropped, "prose", len(s))
             gap += 2
             continue
         if len(marks) < 2:
@@ -414,11 +368,11 @@ def parse_poem(text: str) -> Poem:
         ):
             lines[-1].signed = True
 
-    blocks = _blocks(lines, gaps)
+    blocks = blocks_of(lines, gaps)
     if blocks:
-        _drop_signature(blocks, dropped)
+        drop_signature(blocks, dropped)
         # markup marks a title only where it sets the first line apart (not on every line)
-        _drop_title(blocks, bool(marks) and marks[0] and not (len(marks) > 1 and marks[1]), dropped)
+        drop_title(blocks, bool(marks) and marks[0] and not (len(marks) > 1 and marks[1]), dropped)
     poem.blocks = [b for b in blocks if b]
     joined = "\n".join([ln.text for b in blocks for ln in b])
     poem.poem_chars = len(joined)
@@ -428,18 +382,12 @@ def parse_poem(text: str) -> Poem:
     return poem
 
 
-def _count(dropped: dict[str, int], kind: str, chars: int) -> None:
-    """Add ``chars`` removed characters of one kind to ``Poem.dropped`` (nothing for none)."""
-    if chars > 0:
-        dropped[kind] = dropped.get(kind, 0) + chars
-
-
 def _drop_tag(m: re.Match[str], dropped: dict[str, int]) -> str:
     """An HTML tag is a space; its characters are counted, those of its attributes apart."""
     attrs = m.group(1)
     n = len(attrs) if attrs else 0
-    _count(dropped, "attribute", n)
-    _count(dropped, "tag", len(m.group()) - n)
+    count_dropped(dropped, "attribute", n)
+    count_dropped(dropped, "tag", len(m.group()) - n)
     return " "
 
 
@@ -492,8 +440,6 @@ _NO_PROSE_LEAD_START = _arabic_letters_not_starting(_PROSE_LEAD_WORDS)
 _NOT_LATIN_BYTES = bytes(c for c in range(256) if not (65 <= c <= 90 or 97 <= c <= 122))
 _SIGN_START = frozenset("-–—~bpsBPSبشكت([")
 _NUMERAL_START = frozenset("0123456789٠١٢٣٤٥٦٧٨٩([IVXLC")
-TITLE_WORDS = 7
-"""A title or a signature is a short line: at most this many words."""
 
 
 def _soft_halves(s: str) -> list[list[str]]:
@@ -503,62 +449,6 @@ def _soft_halves(s: str) -> list[list[str]]:
         return []
     halves = [_WORD.findall(p) for p in parts]
     return halves if all(len(h) >= 2 for h in halves) else []
-
-
-def _blocks(lines: list[Line], gaps: list[int]) -> list[list[Line]]:
-    """Stanzas from the blank-line gaps. When every line stands alone (a blank line after every
-    line), single blank lines are line spacing: stanzas break only at wider gaps, else nowhere."""
-    if not lines:
-        return []
-    cut = 1
-    if len(lines) >= 4 and 0 not in gaps[1:]:  # every gap >= 1 (gaps are never negative)
-        cut = min(gaps[1:]) + 1
-    starts = [0, *(i for i in range(1, len(lines)) if gaps[i] >= cut), len(lines)]
-    return [lines[a:b] for a, b in itertools.pairwise(starts)]
-
-
-def _drop_signature(blocks: list[list[Line]], dropped: dict[str, int]) -> None:
-    """A signature under the poem (``— name``, ``by name``, ``بقلم: …``) is not a line of it."""
-    last = blocks[-1][-1]
-    if (
-        last.signed
-        and len(last.words) <= TITLE_WORDS
-        and len(last.hemi_words) == 1
-        and len(blocks) + len(blocks[-1]) > 2
-        # a line of the poem sung again (a refrain in brackets) is no credit
-        and not any(ln.key == last.key for b in blocks for ln in b[:-1])
-    ):
-        _count(dropped, "signature", len(blocks[-1].pop().text))
-        if not blocks[-1]:
-            blocks.pop()
-
-
-def _drop_title(blocks: list[list[Line]], marked: bool, dropped: dict[str, int]) -> None:
-    """A leading title: one short line without a caesura, alone above the poem, marked up, or
-    directly above a line with a caesura (a malzuma opening, a bayt) or lines it does not rhyme with."""
-    if not blocks:
-        return
-    b0 = blocks[0]
-    first = b0[0]
-    if len(first.hemis) != 1 or len(first.words) > TITLE_WORDS or len(first.halves) >= 2:
-        return
-    if len(blocks) >= 2 and len(b0) == 1:
-        _count(dropped, "title", len(blocks.pop(0)[0].text))
-        return
-    if len(b0) < 2:
-        return
-    nxt = b0[1]
-    if marked or len(nxt.halves) >= 2 or _rhymes_with_none(first, b0[1:4]):
-        _count(dropped, "title", len(b0.pop(0).text))
-
-
-def _rhymes_with_none(first: Line, others: list[Line]) -> bool:
-    """The line's end rhymes with none of ``others`` (a title over a stanza; a stanza's first line
-    rhymes with the lines after it). Needs three lines to compare with."""
-    if len(others) < 3:
-        return False
-    k = rhyme_key(first.last_word)
-    return all(similarity(k, rhyme_key(o.halves[-1][-1] if o.halves else o.last_word)) < 0.5 for o in others)
 
 
 _NOT_ALNUM = re.compile(r"[\W_]+")

@@ -12,8 +12,9 @@ import pytest
 from poems import join, stanzas_of, two_defects
 from scorer.arabic import arabizi_fold, normalize_arabic, rhyme_key, similarity
 from scorer.catalogue import FORMS, LANGUAGES, instruction, lookup
+from scorer.response import extract_text
 from scorer.score import score
-from scorer.text import extract_text, parse_poem
+from scorer.text import parse_poem
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
 

@@ -1,0 +1,81 @@
+"""What frames the poem: its stanzas, and the title above it and the signature under it.
+
+A title directly above the poem and a signature under it are not lines of it (docs/scorer.md,
+"Layout is not content"); what is dropped is counted per kind in ``Poem.dropped``, which the reward
+charges beyond a small budget ("One text").
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING
+
+from scorer.arabic import rhyme_key, similarity
+
+if TYPE_CHECKING:
+    from scorer.text import Line
+
+TITLE_WORDS = 7
+"""A title or a signature is a short line: at most this many words."""
+
+
+def count_dropped(dropped: dict[str, int], kind: str, chars: int) -> None:
+    """Add ``chars`` removed characters of one kind to ``Poem.dropped`` (nothing for none)."""
+    if chars > 0:
+        dropped[kind] = dropped.get(kind, 0) + chars
+
+
+def blocks_of(lines: list[Line], gaps: list[int]) -> list[list[Line]]:
+    """Stanzas from the blank-line gaps. When every line stands alone (a blank line after every
+    line), single blank lines are line spacing: stanzas break only at wider gaps, else nowhere."""
+    if not lines:
+        return []
+    cut = 1
+    if len(lines) >= 4 and 0 not in gaps[1:]:  # every gap >= 1 (gaps are never negative)
+        cut = min(gaps[1:]) + 1
+    starts = [0, *(i for i in range(1, len(lines)) if gaps[i] >= cut), len(lines)]
+    return [lines[a:b] for a, b in itertools.pairwise(starts)]
+
+
+def drop_signature(blocks: list[list[Line]], dropped: dict[str, int]) -> None:
+    """A signature under the poem (``— name``, ``by name``, ``بقلم: …``) is not a line of it."""
+    last = blocks[-1][-1]
+    if (
+        last.signed
+        and len(last.words) <= TITLE_WORDS
+        and len(last.hemi_words) == 1
+        and len(blocks) + len(blocks[-1]) > 2
+        # a line of the poem sung again (a refrain in brackets) is no credit
+        and not any(ln.key == last.key for b in blocks for ln in b[:-1])
+    ):
+        count_dropped(dropped, "signature", len(blocks[-1].pop().text))
+        if not blocks[-1]:
+            blocks.pop()
+
+
+def drop_title(blocks: list[list[Line]], marked: bool, dropped: dict[str, int]) -> None:
+    """A leading title: one short line without a caesura, alone above the poem, marked up, or
+    directly above a line with a caesura (a malzuma opening, a bayt) or lines it does not rhyme with."""
+    if not blocks:
+        return
+    b0 = blocks[0]
+    first = b0[0]
+    if len(first.hemis) != 1 or len(first.words) > TITLE_WORDS or len(first.halves) >= 2:
+        return
+    if len(blocks) >= 2 and len(b0) == 1:
+        count_dropped(dropped, "title", len(blocks.pop(0)[0].text))
+        return
+    if len(b0) < 2:
+        return
+    nxt = b0[1]
+    if marked or len(nxt.halves) >= 2 or _rhymes_with_none(first, b0[1:4]):
+        count_dropped(dropped, "title", len(b0.pop(0).text))
+
+
+def _rhymes_with_none(first: Line, others: list[Line]) -> bool:
+    """The line's end rhymes with none of ``others`` (a title over a stanza; a stanza's first line
+    rhymes with the lines after it). Needs three lines to compare with."""
+    if len(others) < 3:
+        return False
+    k = rhyme_key(first.last_word)
+    return all(similarity(k, rhyme_key(o.halves[-1][-1] if o.halves else o.last_word)) < 0.5 for o in others)
