@@ -12,9 +12,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +23,7 @@ import pytest
 import yaml
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
+import servers
 from components.dataset import local_file
 from tunifolk import stack
 from tunifolk.standin.server import to_dict, to_struct
@@ -122,27 +120,11 @@ def urn(token: str, name: str) -> str:
 def standin(tmp_path: Path) -> Iterator[tuple[provider_pb2_grpc.ResourceProviderStub, Path]]:
     """`python -m tunifolk.standin` as the engine runs it, configured, with its gs:// folder."""
     state, gcs = tmp_path / "standin", tmp_path / "root" / "gcs"
-    proc = subprocess.Popen(
-        [sys.executable, "-u", "-m", "tunifolk.standin", "127.0.0.1:1"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "TUNIFOLK_STANDIN_DIR": str(state), "TUNIFOLK_GCS_DIR": str(gcs)},
-    )
-    try:
-        assert proc.stdout is not None
-        port = int(proc.stdout.readline())
-        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-        grpc.channel_ready_future(channel).result(timeout=20)
-        stub = provider_pb2_grpc.ResourceProviderStub(channel)
+    with servers.standin(state, gcs) as stub:
         config = {"project": "tunifolk-test", "region": "us-central1"}
         variables = {f"gcp:config:{k}": v for k, v in config.items()}
         stub.Configure(provider_pb2.ConfigureRequest(variables=variables, args=to_struct(config)))
         yield stub, gcs
-        channel.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def check(stub: provider_pb2_grpc.ResourceProviderStub, token: str, inputs: dict[str, Any]) -> Any:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ import requests
 from google.protobuf import empty_pb2
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
+import servers
 from tunifolk.standin import cloudrun
 from tunifolk.standin.server import to_dict, to_struct
 
@@ -103,27 +102,14 @@ class Provider:
 @pytest.fixture
 def gcp(tmp_path: Path) -> Iterator[Provider]:
     state, gcs = tmp_path / "standin", tmp_path / "gcs"
-    proc = subprocess.Popen(
-        [sys.executable, "-u", "-m", "tunifolk.standin", "127.0.0.1:1"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "TUNIFOLK_STANDIN_DIR": str(state), "TUNIFOLK_GCS_DIR": str(gcs)},
-    )
-    try:
-        assert proc.stdout is not None
-        port = int(proc.stdout.readline())
-        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-        grpc.channel_ready_future(channel).result(timeout=20)
-        provider = Provider(provider_pb2_grpc.ResourceProviderStub(channel), state, gcs)
+    with servers.standin(state, gcs) as stub:
+        provider = Provider(stub, state, gcs)
         provider.configure(project=PROJECT, region="us-central1")
-        yield provider
-        channel.close()
-    finally:
-        for pid in cloudrun.running(state):
-            os.kill(pid, 15)
-        proc.terminate()
-        proc.wait(timeout=10)
+        try:
+            yield provider
+        finally:
+            for pid in cloudrun.running(state):
+                os.kill(pid, 15)
 
 
 def test_plugin_info_is_a_semver_at_least_the_sdk_and_says_stand_in(gcp: Provider) -> None:
