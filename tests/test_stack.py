@@ -134,7 +134,7 @@ def test_job_inputs_are_wired(dev) -> None:
     structure, quality = inputs["rewards"]
     assert structure == {
         "name": "structure",
-        "weight": 0.7,
+        "weight": 0.5,
         "cloud_run": {"uri": "https://scorer-xyz-uc.a.run.app"},
     }
     assert quality["autorater"]["model"] == "gemini-2.5-pro" and quality["autorater"]["sampling_count"] == 4
