@@ -34,7 +34,7 @@ from tunifolk import vertex_hosts
 from tunifolk.vertex import ENDPOINT_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
-TOKEN = "ya29.secret-token-that-must-stay-home"
+TOKEN = "test-only-access-token-that-must-stay-home"
 LIST_ARGS = ("list", "--project", "p", "--location", "us-central1")
 
 
