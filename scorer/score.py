@@ -26,15 +26,13 @@ from scorer.response import extract_text
 from scorer.structure import Ends, score_bayt, score_strophic, short_penalty
 from scorer.text import MAX_CHARS, Line, Poem, parse_poem
 from scorer.variety import DERJA, UNKNOWN, detect
-from scorer.wordshape import is_function_word, is_piece
+from scorer.wordshape import FUNCTION_WORD_LETTERS, is_function_word, is_piece
 
 ITA_WINDOW = 7
 """Classical tolerance: a rhyme word may come back after about seven lines (al-Hāshimī)."""
 ITA_NEAR, ITA_FAR = 0.07, 0.015
 """Penalty per reused rhyme word, within the window and beyond it (tolerated, a token cost)."""
 
-FUNCTION_WORD_LETTERS = 2
-"""Words of at most this many letters (يا, في, ما, ya, fi, w, el) are function words."""
 BABBLE_FROM, BABBLE_FULL = 0.25, 0.65
 """A line's repetition below BABBLE_FROM is free (anaphora: "يا أمي يا الحنينة", "وين الربيع
 وين"); at BABBLE_FULL and above the line is all babble ("يا يا يا الدار")."""

@@ -45,9 +45,13 @@ else says nothing (a line of particles ending in a rhyme word is not verse)."""
 ARTICLE = "ال"
 
 
+FUNCTION_WORD_LETTERS = 2
+"""Words of at most this many letters (يا, في, ما, ya, fi, w, el) are function words."""
+
+
 def is_function_word(word: str) -> bool:
-    """One of FUNCTION_WORDS, or a word of at most two letters (clitics, particles)."""
-    return len(word) <= 2 or word.lower() in FUNCTION_WORDS
+    """One of FUNCTION_WORDS, or a word of at most FUNCTION_WORD_LETTERS letters (clitics, particles)."""
+    return len(word) <= FUNCTION_WORD_LETTERS or word.lower() in FUNCTION_WORDS
 
 
 def is_piece(word: str) -> bool:

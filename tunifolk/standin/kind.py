@@ -254,3 +254,14 @@ def _same(a: Any, b: Any) -> bool:
     if missing(a) and missing(b):
         return True
     return a == b
+
+
+class IamMemberKind(Kind):
+    """One member of one role on a resource (project, bucket, Cloud Run service): the member checked
+    as Google checks it, and an IAM policy etag among the outputs, as pulumi-gcp's IAM members have."""
+
+    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        return iam_failures(inputs)
+
+    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
+        return {**super().outputs(ctx, inputs, preview), "etag": UNKNOWN if preview else iam_etag()}

@@ -13,18 +13,17 @@ from tunifolk.job.wire import UNKNOWN
 from tunifolk.job.wire import contains_unknown as is_unknown
 from tunifolk.standin.kind import (
     Context,
+    IamMemberKind,
     Kind,
     StandInError,
     binding_failures,
-    iam_etag,
-    iam_failures,
 )
 from tunifolk.standin.store import Record
 
 # --------------------------------------------------------------------------- project IAM
 
 
-class ProjectIAMMember(Kind):
+class ProjectIAMMember(IamMemberKind):
     """One member of one role on the project. `project` is required, as in pulumi-gcp (no default)."""
 
     token = "gcp:projects/iAMMember:IAMMember"
@@ -32,14 +31,8 @@ class ProjectIAMMember(Kind):
     force_new = ("project", "role", "member", "condition")
     uses_project = False
 
-    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
-        return iam_failures(inputs)
-
     def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
         return f"{inputs['project']}/{inputs['role']}/{inputs['member']}"
-
-    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
-        return {**super().outputs(ctx, inputs, preview), "etag": UNKNOWN if preview else iam_etag()}
 
 
 class ProjectIAMBinding(ProjectIAMMember):

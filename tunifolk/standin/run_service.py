@@ -14,11 +14,10 @@ from tunifolk.job.wire import UNKNOWN
 from tunifolk.standin import cloudrun
 from tunifolk.standin.kind import (
     Context,
+    IamMemberKind,
     Kind,
     StandInError,
     binding_failures,
-    iam_etag,
-    iam_failures,
     missing,
     now,
 )
@@ -141,13 +140,10 @@ def port_of(uri: str) -> int:
     return int(uri.rsplit(":", 1)[1].rstrip("/"))
 
 
-class ServiceIamMember(Kind):
+class ServiceIamMember(IamMemberKind):
     token = "gcp:cloudrunv2/serviceIamMember:ServiceIamMember"
     required = ("name", "role", "member", "location")
     force_new = ("name", "location", "project", "role", "member", "condition")
-
-    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
-        return iam_failures(inputs)
 
     def check(
         self, ctx: Context, name: str, olds: dict[str, Any], news: dict[str, Any], seed: bytes
@@ -164,9 +160,6 @@ class ServiceIamMember(Kind):
 
     def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
         return f"{self.service_id(inputs)}/{inputs['role']}/{inputs['member']}"
-
-    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
-        return {**super().outputs(ctx, inputs, preview), "etag": UNKNOWN if preview else iam_etag()}
 
     def before_create(self, ctx: Context, inputs: dict[str, Any]) -> None:
         if ctx.store.get(CloudRunService.token, self.service_id(inputs)) is None:

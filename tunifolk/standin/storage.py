@@ -29,11 +29,10 @@ from tunifolk.local_gcs import BUCKET_RE, object_file, object_name_problem
 from tunifolk.standin.kind import (
     Context,
     Gone,
+    IamMemberKind,
     Kind,
     StandInError,
     binding_failures,
-    iam_etag,
-    iam_failures,
     missing,
     now,
 )
@@ -219,20 +218,14 @@ class BucketObject(Kind):
                 parent.rmdir()
 
 
-class BucketIAMMember(Kind):
+class BucketIAMMember(IamMemberKind):
     token = "gcp:storage/bucketIAMMember:BucketIAMMember"
     required = ("bucket", "role", "member")
     force_new = ("bucket", "role", "member", "condition")
     uses_project = False
 
-    def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
-        return iam_failures(inputs)
-
     def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
         return f"b/{inputs['bucket']}/{inputs['role']}/{inputs['member']}"
-
-    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
-        return {**super().outputs(ctx, inputs, preview), "etag": UNKNOWN if preview else iam_etag()}
 
     def before_create(self, ctx: Context, inputs: dict[str, Any]) -> None:
         _bucket_must_exist(ctx, inputs)
