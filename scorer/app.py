@@ -6,6 +6,10 @@ app speaks ASGI directly. Rules it keeps, whatever arrives: 200 with a finite re
 request that is the contract (reward −1 and a reason when there is no poem or no known form); 400
 with a JSON error only for a body that is not the contract; 413 over 4 MiB; never a 5xx (an
 unexpected scoring failure is logged and answered 200 with reward −1).
+
+Every 200 writes the rollout's ledger record (`scorer.ledger`) to stdout, flushed, before the
+answer is sent: Cloud Run hands stdout to Cloud Logging, so a reward Vertex has is never missing
+from the ledger.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from typing import Any
 
 import orjson
 
+from scorer import ledger
+from scorer.response import extract_text
 from scorer.score import Score, score
 
 MAX_BODY = 4 * 1024 * 1024
@@ -99,6 +105,12 @@ def _loads(body: bytes) -> Any:
 
 def parse_request(body: bytes) -> tuple[Any, dict[str, Any]]:
     """Validate the contract's shape; return (response content, references)."""
+    content, refs, _doc = _parse(body)
+    return content, refs
+
+
+def _parse(body: bytes) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """(response content, references, the whole request)."""
     doc = _loads(body)
     if not isinstance(doc, dict):
         raise BadRequest("body is not a JSON object")
@@ -112,15 +124,19 @@ def parse_request(body: bytes) -> tuple[Any, dict[str, Any]]:
         raise BadRequest("'response.parts' is not a list")
     example = doc.get("example")
     refs = example.get("references") if isinstance(example, dict) else None
-    return {"parts": parts}, refs if isinstance(refs, dict) else {}
+    return {"parts": parts}, refs if isinstance(refs, dict) else {}, doc
+
+
+def clamped(r: Any) -> float:
+    """The reward as answered: finite, in [-1, 1] (-1 for anything else)."""
+    if not isinstance(r, float | int) or not math.isfinite(r):
+        return -1.0
+    return max(-1.0, min(1.0, float(r)))
 
 
 def reward_body(result: Score) -> bytes:
     """The 200 answer: the reward (finite, clamped) and the sub-scores as compact JSON text."""
-    r = result.reward
-    if not isinstance(r, float | int) or not math.isfinite(r):
-        r = -1.0
-    r = max(-1.0, min(1.0, float(r)))
+    r = clamped(result.reward)
     subs = {k: v for k, v in result.subscores.items() if isinstance(v, float | int) and math.isfinite(v)}
     aux = orjson.dumps({"reason": result.reason, "scores": subs}).decode()
     return orjson.dumps({"reward": r, "user_requested_aux_info": aux})
@@ -129,19 +145,49 @@ def reward_body(result: Score) -> bytes:
 def handle_body(body: bytes) -> tuple[int, bytes]:
     """Status and body for one POST; pure (no I/O), so it is shared with the stdlib comparison
     server in the benchmark."""
+    status, out, _line = handle_request(body)
+    return status, out
+
+
+def handle_request(body: bytes) -> tuple[int, bytes, bytes | None]:
+    """Status, body and the ledger line (None for a 400) of one POST; pure: the caller writes the
+    line, then answers."""
     try:
-        content, refs = parse_request(body)
+        content, refs, doc = _parse(body)
     except BadRequest as exc:
-        return 400, orjson.dumps({"error": str(exc)})
+        return 400, orjson.dumps({"error": str(exc)}), None
     except Exception:  # a body our parser cannot read is not the contract
         traceback.print_exc(file=sys.stderr)
-        return 400, orjson.dumps({"error": "unreadable body"})
+        return 400, orjson.dumps({"error": "unreadable body"}), None
     try:
         result = score(content, refs)
     except Exception:  # never a 5xx: a scorer bug must not abort the tuning job
         traceback.print_exc(file=sys.stderr)
         result = Score(-1.0, {}, "internal scoring error")
-    return 200, reward_body(result)
+    out = reward_body(result)
+    try:
+        fields = ledger.record(
+            doc.get("metadata"),
+            doc.get("example"),
+            refs,
+            extract_text(content),
+            clamped(result.reward),
+            result.subscores,
+            result.reason,
+        )
+        line: bytes | None = ledger.log_line(fields)
+    except Exception:  # the answer matters more than its record; say so on stderr
+        traceback.print_exc(file=sys.stderr)
+        line = None
+    return 200, out, line
+
+
+def write_record(line: bytes) -> None:
+    """Write a ledger line to stdout (fd 1, unbuffered: nothing waits in a Python buffer when the
+    answer leaves)."""
+    view = memoryview(line)
+    while view:
+        view = view[os.write(1, view) :]
 
 
 async def _send(send: Send, status: int, body: bytes) -> None:
@@ -207,9 +253,11 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
         more = msg.get("more_body", False)
     body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     if size <= INLINE_BODY:
-        status, out = handle_body(body)
+        status, out, line = handle_request(body)
     else:
-        status, out = await asyncio.get_running_loop().run_in_executor(_worker(), handle_body, body)
+        status, out, line = await asyncio.get_running_loop().run_in_executor(_worker(), handle_request, body)
+    if line is not None:
+        write_record(line)  # durable (in the platform's log pipe) before Vertex has the reward
     await _send(send, status, out)
 
 

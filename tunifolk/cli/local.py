@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import requests
 
@@ -73,16 +75,25 @@ def emulator(*args: str, env: dict[str, str] | None = None, quiet: bool = False)
 
 
 @contextlib.contextmanager
-def scorer(env: dict[str, str] | None = None, quiet: bool = False) -> Iterator[str]:
-    """Run `python -m scorer` on a free loopback port; yield its base URL."""
+def scorer(
+    env: dict[str, str] | None = None, quiet: bool = False, stdout: Path | None = None
+) -> Iterator[str]:
+    """Run `python -m scorer` on a free loopback port; yield its base URL. `stdout` (appended to)
+    keeps its standard output, the rollout ledger's records, as Cloud Run hands it to Cloud Logging
+    (`tunifolk.ledger`); else it is dropped when `quiet`."""
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "scorer"],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL if quiet else None,
-        stderr=subprocess.DEVNULL if quiet else None,
-        env={**os.environ, "PORT": str(port), "HOST": "127.0.0.1", **(env or {})},
-    )
+    with contextlib.ExitStack() as files:
+        out: Any = subprocess.DEVNULL if quiet else None
+        if stdout is not None:
+            stdout.parent.mkdir(parents=True, exist_ok=True)
+            out = files.enter_context(open(stdout, "ab"))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "scorer"],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.DEVNULL if quiet else None,
+            env={**os.environ, "PORT": str(port), "HOST": "127.0.0.1", **(env or {})},
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc)
