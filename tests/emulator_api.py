@@ -213,15 +213,22 @@ def ok(r: requests.Response, schema: str | None = None) -> Any:
     return body
 
 
-def google_error(r: requests.Response, code: int, status: str | None = None) -> str:
-    """Assert Google's JSON error shape; return the message."""
+def google_error(
+    r: requests.Response, code: int, status: str | None = None, reason: str | None = None
+) -> str:
+    """Assert Google's JSON error shape (https://cloud.google.com/apis/design/errors): code, message,
+    status and, when there is a cause to name, `details` with one google.rpc.ErrorInfo whose reason is
+    `reason` (none when `reason` is None); return the message."""
     assert r.status_code == code, (r.status_code, r.text[:500])
     assert r.headers["content-type"].startswith("application/json")
     err = r.json()["error"]
-    assert set(err) == {"code", "message", "status"}
+    assert set(err) == {"code", "message", "status"} | ({"details"} if reason else set())
     assert err["code"] == code
     if status:
         assert err["status"] == status
+    if reason:
+        infos = [d for d in err["details"] if d["@type"] == "type.googleapis.com/google.rpc.ErrorInfo"]
+        assert len(infos) == 1 and infos[0]["reason"] == reason and infos[0]["domain"], err
     return err["message"]
 
 

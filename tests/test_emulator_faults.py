@@ -30,7 +30,7 @@ def test_503_faults_spare_healthz_and_admin(tmp_path: Path) -> None:
 def test_429_faults_carry_retry_after_zero(tmp_path: Path) -> None:
     with world(tmp_path, "--fault-429-rate", "1", "--retry-after", "0") as (url, *_):
         r = requests.get(api(url, JOBS), timeout=10)
-        google_error(r, 429, "RESOURCE_EXHAUSTED")
+        google_error(r, 429, "RESOURCE_EXHAUSTED", "RATE_LIMIT_EXCEEDED")
         assert r.headers["Retry-After"] == "0"
 
 

@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from tunifolk import vertex, vertex_hosts
+from tunifolk.emulator.responses import error_body
 from tunifolk.errors import UnreachableError
 from tunifolk.vertex import RetryPolicy, VertexClient, VertexError
 
@@ -207,7 +208,7 @@ def test_client_errors_are_not_retried_and_carry_everything(scripted) -> None:
     with pytest.raises(VertexError) as info:
         VertexClient(endpoint=url, retry=FAST).validate_reward("projects/p/locations/us-central1", {})
     err = info.value
-    assert (err.status, err.reason, err.message, err.method) == (
+    assert (err.status, err.status_name, err.message, err.method) == (
         400,
         "INVALID_ARGUMENT",
         "batchSize must be positive",
@@ -292,3 +293,43 @@ def test_every_body_the_client_sends_matches_the_discovery_document(scripted) ->
     for _, path, body in script.bodies:
         suffix = next(s for s in SCHEMA_BY_SUFFIX if path.split("?")[0].endswith(s))
         validate(SCHEMA_BY_SUFFIX[suffix], body)
+
+
+def test_the_error_info_reason_decides_retry_and_fix(scripted) -> None:
+    """A 429 is retried when its ErrorInfo says a rate limit (passes by itself), not when it says a used-up
+    resource quota (concurrent tuning jobs); the reason, domain and metadata reach the error, and the
+    fix is read from the reason, not from the message. Bodies come from the emulator's one builder."""
+    url, script = scripted
+    meta = {"service": "aiplatform.googleapis.com", "consumer": "projects/123", "quota_metric": "q"}
+    quota = error_body(429, "Quota exceeded.", "RESOURCE_QUOTA_EXCEEDED", metadata=meta)
+    rate = error_body(429, "Quota exceeded.", "RATE_LIMIT_EXCEEDED", metadata=meta)
+    script.steps = [(429, {}, json.dumps(quota))] * 3
+    with pytest.raises(VertexError) as info:
+        VertexClient(endpoint=url, retry=FAST).get_tuning_job(JOB)
+    err = info.value
+    assert len(script.seen) == 1 and err.quota_exceeded and not err.permission_denied
+    assert (err.status_name, err.reason, err.domain) == (
+        "RESOURCE_EXHAUSTED",
+        "RESOURCE_QUOTA_EXCEEDED",
+        "googleapis.com",
+    )
+    assert err.metadata["consumer"] == "projects/123" and "`tunifolk list`" in err.fix and "q" in err.fix
+    script.seen.clear()
+    script.steps = [(429, {"Retry-After": "0"}, json.dumps(rate)), (200, {}, '{"name": "x"}')]
+    assert VertexClient(endpoint=url, retry=FAST).get_tuning_job(JOB) == {"name": "x"}
+    assert len(script.seen) == 2
+
+
+def test_a_disabled_api_is_not_a_missing_permission(scripted) -> None:
+    """403 SERVICE_DISABLED (ErrorInfo) is told apart from a 403 a grant would fix, by its reason."""
+    url, script = scripted
+    meta = {"service": "aiplatform.googleapis.com", "consumer": "projects/123"}
+    body = error_body(
+        403, "Vertex AI API has not been used in project 123.", "SERVICE_DISABLED", metadata=meta
+    )
+    script.steps = [(403, {}, json.dumps(body))]
+    with pytest.raises(VertexError) as info:
+        VertexClient(endpoint=url, retry=FAST).get_tuning_job(JOB)
+    err = info.value
+    assert err.service_disabled and not err.permission_denied
+    assert "gcloud services enable aiplatform.googleapis.com --project 123`" in err.fix

@@ -14,10 +14,13 @@ provider needs precise control over which calls may be retried. The client is sm
 * **Names** are checked segment by segment (`tunifolk.job.names`) and quoted before they become a
   path: a name that is not a Vertex resource name fails with one line before any request.
 * **Retries** (tenacity) cover 429/500/502/503/504 and connection errors, honour `Retry-After`, and are
-  bounded in attempts and seconds — for idempotent calls only. Creating a tuning job is never retried:
+  bounded in attempts and seconds; a 429 whose `google.rpc.ErrorInfo` reason is a used-up resource
+  quota (`RESOURCE_QUOTA_EXCEEDED`, `tunifolk.errors.REASONS`) is not retried — for idempotent calls
+  only. Creating a tuning job is never retried:
   the caller recovers an ambiguous create by listing jobs with its spec label (docs/vertex.md).
 * **Errors** are the project's (`tunifolk/errors.py`): `VertexError` carries status, Google's
-  message, method and path (an HTML error page becomes one readable line); a host that never
+  status string and message, the ErrorInfo's reason, domain and metadata, method and path (an HTML
+  error page becomes one readable line); a host that never
   answers is an `UnreachableError`, missing credentials a `CredentialsError` naming the fix.
 """
 
@@ -36,6 +39,7 @@ import requests
 import tenacity
 
 from tunifolk.errors import ConfigError, CredentialsError, ResourceNameError, UnreachableError, VertexError
+from tunifolk.invoker import reward_call_ceiling, time_scale
 from tunifolk.job.limits import TERMINAL_STATES
 from tunifolk.vertex_hosts import (
     ENDPOINT_ENV,
@@ -90,12 +94,31 @@ RPC_CODES = {
 }
 
 
+ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+
+
+def error_info(error: dict[str, Any]) -> dict[str, Any]:
+    """The reason, domain and metadata of an error's first `google.rpc.ErrorInfo` detail, as keyword
+    arguments of VertexError ({} when there is none). Google's errors carry it in `details`
+    (https://cloud.google.com/apis/design/errors); an operation's `error` (google.rpc.Status) too."""
+    for detail in error.get("details") or ():
+        if isinstance(detail, dict) and detail.get("@type") == ERROR_INFO:
+            meta = detail.get("metadata")
+            return {
+                "reason": str(detail.get("reason") or ""),
+                "domain": str(detail.get("domain") or ""),
+                "metadata": {str(k): str(v) for k, v in meta.items()} if isinstance(meta, dict) else {},
+            }
+    return {}
+
+
 def operation_error(name: str, error: dict[str, Any]) -> VertexError:
     """A finished operation's `error` (a google.rpc.Status) as a VertexError: code 5 is NOT_FOUND,
     so an operation that ends "already gone" reads as gone (`not_found`), not as a failure."""
     code = error.get("code", 0)
-    status, reason = RPC_CODES.get(code if isinstance(code, int) else 0, (500, "UNKNOWN"))
-    return VertexError(status, str(error.get("message") or reason), "OPERATION", name, reason)
+    status, status_name = RPC_CODES.get(code if isinstance(code, int) else 0, (500, "UNKNOWN"))
+    message = str(error.get("message") or status_name)
+    return VertexError(status, message, "OPERATION", name, status_name, **error_info(error))
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -111,17 +134,19 @@ def one_line(text: str, limit: int = 300) -> str:
 
 def error_from_response(resp: requests.Response, method: str, path: str) -> VertexError:
     """Build a VertexError from Google's JSON error, or one line of whatever else came back."""
-    message, reason = "", ""
+    message, status_name, info = "", "", {}
     try:
         payload = resp.json()
     except ValueError:
         payload = None
     if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
         message = str(payload["error"].get("message") or "")
-        reason = str(payload["error"].get("status") or "")
+        status_name = str(payload["error"].get("status") or "")
+        info = error_info(payload["error"])
     elif resp.text:
         message = one_line(resp.text)
-    err = VertexError(resp.status_code, message or resp.reason or "no message", method, path, reason)
+    message = message or resp.reason or "no message"
+    err = VertexError(resp.status_code, message, method, path, status_name, **info)
     err.retry_after = _retry_after(resp)
     return err
 
@@ -186,7 +211,12 @@ def _cause(exc: BaseException) -> str:
 
 
 def _retryable(exc: BaseException) -> bool:
+    """Transient failures: a 429/5xx, unless its ErrorInfo reason says waiting will not help (a used-up
+    resource quota such as concurrent tuning jobs: RESOURCE_QUOTA_EXCEEDED), and dropped connections."""
     if isinstance(exc, VertexError):
+        known = exc.known_reason
+        if known is not None and exc.status in RETRYABLE_STATUSES:
+            return known.retry
         return exc.status in RETRYABLE_STATUSES
     return isinstance(exc, _Unreachable)
 
@@ -237,6 +267,9 @@ class VertexClient:
         self._session.headers["User-Agent"] = user_agent
         self._rng = random.Random()
         self.calls = 0  # HTTP requests actually sent, retries included (the CLI reports it)
+        # The local stack runs Google's delays faster by one factor (tunifolk.invoker); Google's own
+        # hosts never are.
+        self.time_scale = time_scale() if self.endpoint else 1.0
 
     def __getstate__(self) -> dict[str, Any]:
         raise TypeError("VertexClient holds a session and credentials: build one per call, never pickle it")
@@ -283,7 +316,7 @@ class VertexClient:
             raise UnreachableError(str(token_uri), f"refreshing credentials failed: {_cause(exc)}") from None
         return {"Authorization": f"Bearer {self._credentials.token}"}
 
-    def _send(self, method: str, url: str, body: Any, params: Any) -> Any:
+    def _send(self, method: str, url: str, body: Any, params: Any, timeout: float | None = None) -> Any:
         parts = urlsplit(url)
         if not carries_credentials(url) and not (
             parts.scheme == "http" and is_loopback(parts.hostname or "")
@@ -295,7 +328,7 @@ class VertexClient:
         self.calls += 1
         try:
             resp = self._session.request(
-                method, url, json=body, params=params, headers=headers, timeout=self.timeout
+                method, url, json=body, params=params, headers=headers, timeout=timeout or self.timeout
             )
         except (requests.ConnectionError, requests.Timeout) as exc:
             parts = urlsplit(url)
@@ -320,11 +353,13 @@ class VertexClient:
         body: Any = None,
         params: Any = None,
         idempotent: bool = True,
+        timeout: float | None = None,
     ) -> Any:
-        """Send one call; retry it within the policy's bounds only when it is idempotent."""
+        """Send one call (waiting `timeout` seconds, default the client's); retry it within the
+        policy's bounds only when it is idempotent."""
         try:
             if not idempotent:
-                return self._send(method, url, body, params)
+                return self._send(method, url, body, params, timeout)
             policy = self.retry
             retrying = tenacity.Retrying(
                 retry=tenacity.retry_if_exception(_retryable),
@@ -334,7 +369,7 @@ class VertexClient:
                 before_sleep=self._before_sleep,
                 reraise=True,
             )
-            return retrying(self._send, method, url, body, params)
+            return retrying(self._send, method, url, body, params, timeout)
         except _Unreachable as exc:
             raise UnreachableError(exc.base, type(exc.cause).__name__) from exc.cause
 
@@ -378,9 +413,17 @@ class VertexClient:
         return self.request("POST", self.url(name, ":cancel"), body={})
 
     def validate_reward(self, parent: str, request: dict[str, Any]) -> dict[str, Any]:
-        """Dry-run a reward config on one example. Lives under `tuningJobs:` (the other path 404s)."""
+        """Dry-run a reward config on one example. Lives under `tuningJobs:` (the other path 404s).
+
+        Vertex calls a Cloud Run reward with its retries (2, 4, 8, 16, 32 s) before it answers, so a
+        caller refused while its invoker grant propagates answers after ~62 s: the call waits for
+        Vertex's whole schedule (`reward_call_ceiling`), so that it ends in the permission error the
+        provider retries on, not in a read timeout."""
         return self.request(
-            "POST", self.url(parent, "/tuningJobs:validateReinforcementTuningReward"), body=request
+            "POST",
+            self.url(parent, "/tuningJobs:validateReinforcementTuningReward"),
+            body=request,
+            timeout=self.timeout + reward_call_ceiling(self.time_scale),
         )
 
     # ------------------------------------------------------------------ models and endpoints

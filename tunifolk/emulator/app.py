@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -28,7 +29,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from tunifolk.job.names import by_local_number
+from tunifolk.job.names import by_local_number, project_of
+from tunifolk.project_state import ProjectState, disabled_body
 
 from .admin import Admin
 from .api_metadata import Metadata
@@ -42,12 +44,17 @@ from .state import Options, State
 
 __all__ = ["Emulator", "Options", "ServingSettings", "create_app"]
 
+API = "aiplatform.googleapis.com"
+"""The API every route of the emulator belongs to: a fresh project (`--project-dir`) refuses them
+all with Google's 403 SERVICE_DISABLED until it is enabled (tunifolk/project_state.py)."""
+
 
 class Emulator:
     """One emulator process: the shared state, and the routes of every family over it."""
 
-    def __init__(self, options: Options) -> None:
+    def __init__(self, options: Options, project_dir: Path | None = None) -> None:
         self.options = options
+        self.project = ProjectState(project_dir) if project_dir else None
         self.state = State(options)
         faults = options.faults
         self._fault_active = any((faults.rate_503, faults.rate_429, faults.rate_html, faults.latency_ms))
@@ -96,6 +103,9 @@ class Emulator:
                 return fault
         if version not in ("v1beta1", "v1"):
             return html_response(HTML_404.format(path=path), 404)
+        number = project_of(rest)
+        if self.project is not None and number and not self.project.enabled(number, API):
+            return json_response(disabled_body(API, number), 403)
         matched_path = False
         for method, rx, handler, v1_ok in self.routes:
             m = rx.match(rest)
@@ -105,9 +115,13 @@ class Emulator:
             if method != request.method:
                 continue
             try:
-                return await handler(request, rest=rest, v1=version == "v1", **m.groupdict())
+                response = await handler(request, rest=rest, v1=version == "v1", **m.groupdict())
             except ApiError as e:
                 return error_response(e)
+            used = method == "POST" and rest.endswith("/tuningJobs") and response.status_code == 200
+            if self.project is not None and number and used:  # agents appear once the API is used
+                self.project.create_agents(number, API)  # (UNCONFIRMED that a job's create is when)
+            return response
         if matched_path:
             return error_response(ApiError(404, "Method not found."))
         return html_response(HTML_404.format(path=path), 404)
@@ -123,11 +137,16 @@ class Emulator:
             return error_response(ApiError(503, "The service is currently unavailable."))
         if d.status == 429:
             after = self.options.faults.retry_after
+            # A per-minute quota: ErrorInfo RATE_LIMIT_EXCEEDED, metadata as googleapis.com quota errors
+            # carry them (https://cloud.google.com/apis/design/errors; the metric name UNCONFIRMED).
+            metric = "aiplatform.googleapis.com/generate_content_requests_per_minute"
             return error_response(
                 ApiError(
                     429,
-                    "Quota exceeded for aiplatform.googleapis.com/generate_content_requests_per_minute.",
+                    f"Quota exceeded for {metric}.",
                     headers={"Retry-After": f"{after:g}"},
+                    reason="RATE_LIMIT_EXCEEDED",
+                    metadata={"service": "aiplatform.googleapis.com", "quota_metric": metric},
                 )
             )
         return None

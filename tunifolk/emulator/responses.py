@@ -2,7 +2,9 @@
 
 Shared by the route families (`api_tuning`, `api_rewards`, `api_serving`, `api_metadata`) and the
 dispatcher in `app`, so an error reads the same whichever route raised it: a handler raises
-ApiError and the dispatcher turns it into `{"error": {"code", "message", "status"}}`.
+ApiError and the dispatcher turns it into `error_body`'s shape, `{"error": {"code", "message",
+"status", "details"}}`, as Google's APIs answer (https://cloud.google.com/apis/design/errors).
+`error_body` is the one builder of that shape; the gcp stand-in may use it too.
 """
 
 from __future__ import annotations
@@ -14,10 +16,15 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
+from tunifolk.errors import REASONS
+
 from . import checks, protojson
 
+#: HTTP status → google.rpc status name, as Google maps them (google/rpc/code.proto).
 STATUS_NAMES = {
     400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
     404: "NOT_FOUND",
     409: "ALREADY_EXISTS",
     429: "RESOURCE_EXHAUSTED",
@@ -50,14 +57,81 @@ Handler = Callable[..., Awaitable[Response]]
 RouteSpec = tuple[str, str, Handler, bool]
 
 
-class ApiError(Exception):
-    """An error answered in Google's JSON shape."""
+ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 
-    def __init__(self, code: int, message: str, status: str | None = None, headers: dict | None = None):
+
+def error_body(
+    status: int,
+    message: str,
+    reason: str = "",
+    domain: str = "",
+    metadata: dict[str, str] | None = None,
+    *,
+    status_name: str | None = None,
+    extra_details: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Google's JSON error: `{"error": {code, message, status, details}}`.
+
+    With a `reason`, `details` holds a `google.rpc.ErrorInfo` ({"@type", reason, domain, metadata}),
+    as https://cloud.google.com/apis/design/errors shows (e.g. SERVICE_DISABLED, domain
+    googleapis.com, metadata service and consumer). `domain` defaults to the reason's own in
+    `tunifolk.errors.REASONS`, else googleapis.com. Without a reason there are no details (Vertex's
+    own 400 and 404 answers carry none that we rely on; UNCONFIRMED whether they carry any).
+    """
+    error: dict[str, Any] = {
+        "code": status,
+        "message": message,
+        "status": status_name or STATUS_NAMES.get(status, "UNKNOWN"),
+    }
+    details: list[dict[str, Any]] = []
+    if reason:
+        known = REASONS.get(reason)
+        info: dict[str, Any] = {
+            "@type": ERROR_INFO,
+            "reason": reason,
+            "domain": domain or (known.domain if known else "googleapis.com"),
+        }
+        if metadata:
+            info["metadata"] = dict(metadata)
+        details.append(info)
+    details += extra_details or []
+    if details:
+        error["details"] = details
+    return {"error": error}
+
+
+class ApiError(Exception):
+    """An error answered in Google's JSON shape (`error_body`), with an ErrorInfo when `reason` is set."""
+
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        status: str | None = None,
+        headers: dict | None = None,
+        *,
+        reason: str = "",
+        domain: str = "",
+        metadata: dict[str, str] | None = None,
+        extra_details: list[dict[str, Any]] | None = None,
+    ):
         super().__init__(message)
         self.code, self.message = code, message
         self.status = status or STATUS_NAMES.get(code, "UNKNOWN")
         self.headers = headers or {}
+        self.reason, self.domain, self.metadata = reason, domain, metadata
+        self.extra_details = extra_details
+
+    def body(self) -> dict[str, Any]:
+        return error_body(
+            self.code,
+            self.message,
+            self.reason,
+            self.domain,
+            self.metadata,
+            status_name=self.status,
+            extra_details=self.extra_details,
+        )
 
 
 def json_response(body: Any, status: int = 200, headers: dict | None = None) -> Response:
@@ -65,8 +139,7 @@ def json_response(body: Any, status: int = 200, headers: dict | None = None) -> 
 
 
 def error_response(e: ApiError) -> Response:
-    body = {"error": {"code": e.code, "message": e.message, "status": e.status}}
-    return json_response(body, e.code, e.headers)
+    return json_response(e.body(), e.code, e.headers)
 
 
 def html_response(page: str, status: int) -> Response:
