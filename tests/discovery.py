@@ -47,14 +47,25 @@ def validate(name: str, body: Any) -> None:
     _check({"$ref": _schema_id(name)}, body, "$")
 
 
-def _check(spec: dict[str, Any], value: Any, path: str) -> None:
+@functools.cache
+def other_schemas(api: str) -> dict[str, Any]:
+    """The schemas of another discovery document shipped with the client, e.g. "bigquery.v2"."""
+    return json.loads((_DOC.parent / f"{api}.json").read_text())["schemas"]
+
+
+def validate_in(api: str, name: str, body: Any) -> None:
+    """`validate` against another API's document (the rollout ledger's BigQuery requests)."""
+    _check({"$ref": name}, body, "$", other_schemas(api))
+
+
+def _check(spec: dict[str, Any], value: Any, path: str, table: dict[str, Any] | None = None) -> None:
     if "$ref" in spec:
-        schema = schemas()[spec["$ref"]]
+        schema = (table or schemas())[spec["$ref"]]
         if value is None:
             return
         if not isinstance(value, dict):
             raise ShapeError(f"{path}: expected an object ({spec['$ref']}), got {type(value).__name__}")
-        _check_object(schema, value, path, spec["$ref"])
+        _check_object(schema, value, path, spec["$ref"], table)
         return
     kind = spec.get("type")
     fmt = spec.get("format")
@@ -81,29 +92,31 @@ def _check(spec: dict[str, Any], value: Any, path: str) -> None:
         if not isinstance(value, list):
             raise ShapeError(f"{path}: expected an array, got {type(value).__name__}")
         for i, item in enumerate(value):
-            _check(spec["items"], item, f"{path}[{i}]")
+            _check(spec["items"], item, f"{path}[{i}]", table)
     elif kind == "object":
         if not isinstance(value, dict):
             raise ShapeError(f"{path}: expected an object, got {type(value).__name__}")
         if "properties" in spec:
-            _check_object(spec, value, path, "inline")
+            _check_object(spec, value, path, "inline", table)
         extra = spec.get("additionalProperties")
         if extra is not None:
             for key, item in value.items():
-                _check(extra, item, f"{path}.{key}")
+                _check(extra, item, f"{path}.{key}", table)
     elif kind == "any" or kind is None:
         return
     else:  # pragma: no cover - the document uses only the kinds above
         raise ShapeError(f"{path}: unsupported schema type {kind!r}")
 
 
-def _check_object(schema: dict[str, Any], value: dict[str, Any], path: str, name: str) -> None:
+def _check_object(
+    schema: dict[str, Any], value: dict[str, Any], path: str, name: str, table: dict[str, Any] | None = None
+) -> None:
     props = schema.get("properties", {})
     extra = schema.get("additionalProperties")
     for key, item in value.items():
         if key in props:
-            _check(props[key], item, f"{path}.{key}")
+            _check(props[key], item, f"{path}.{key}", table)
         elif extra is not None:
-            _check(extra, item, f"{path}.{key}")
+            _check(extra, item, f"{path}.{key}", table)
         else:
             raise ShapeError(f"{path}: unknown key {key!r} for {name}")

@@ -31,6 +31,7 @@ from starlette.routing import Route
 
 from tunifolk.job.names import by_local_number, project_of
 from tunifolk.project_state import ProjectState, disabled_body
+from tunifolk.standin import bigquery
 
 from .admin import Admin
 from .api_metadata import Metadata
@@ -80,6 +81,7 @@ class Emulator:
             routes=[
                 Route("/healthz", self.healthz, methods=["GET"]),
                 *self.admin.routes(),
+                *bigquery.routes(),  # the rollout ledger's BigQuery stand-in (tunifolk.standin.bigquery)
                 Route("/{version}/{rest:path}", self.api, methods=methods),
             ],
             middleware=[Middleware(RequestGuard)],

@@ -1,0 +1,163 @@
+"""Read the rollout ledger with BigQuery's `jobs.query` (REST v2), on Google or on the local stand-in.
+
+One code path: the URL is `https://bigquery.googleapis.com/bigquery/v2/projects/P/queries`, or the
+same path under `TUNIFOLK_VERTEX_ENDPOINT` when it is set (the local emulator serves the BigQuery
+stand-in beside Vertex, tunifolk/standin/bigquery.py). Requests go through `VertexClient.request`,
+so the credentials rule is the client's: a token only to `https://*.googleapis.com`, none to
+loopback; retries and one-line errors are the same too.
+
+The SQL is the subset GoogleSQL and DuckDB read alike: the table is named through `defaultDataset`,
+parameters are positional `?`, sharding is `MOD(step, N) = i`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from scorer import ledger
+from tunifolk.ledger import names
+from tunifolk.vertex import VertexClient
+
+PAGE_ROWS = 20_000
+
+
+@dataclass(slots=True)
+class Rollout:
+    """One record of the ledger (scorer/ledger.py's fields)."""
+
+    job_id: str
+    step: int
+    example_digest: str
+    references: dict[str, str]
+    response: str
+    reward: float
+    subscores: dict[str, float] = field(default_factory=dict)
+    reason: str = ""
+    scorer_version: str = ""
+    truncated: bool = False
+
+    @property
+    def form(self) -> str:
+        return self.references.get("form", "")
+
+    @classmethod
+    def from_payload(cls, p: dict[str, Any]) -> Rollout:
+        return cls(
+            job_id=p.get(ledger.JOB_ID) or "",
+            step=int(p.get(ledger.STEP) if p.get(ledger.STEP) is not None else -1),
+            example_digest=p.get(ledger.EXAMPLE_DIGEST) or "",
+            references={k: v for k, v in (p.get(ledger.REFERENCES) or {}).items() if v is not None},
+            response=p.get(ledger.RESPONSE) or "",
+            reward=float(p.get(ledger.REWARD) if p.get(ledger.REWARD) is not None else -1.0),
+            subscores={k: v for k, v in (p.get(ledger.SUBSCORES) or {}).items() if v is not None},
+            reason=p.get(ledger.REASON) or "",
+            scorer_version=p.get(ledger.SCORER_VERSION) or "",
+            truncated=bool(p.get(ledger.TRUNCATED)),
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            ledger.JOB_ID: self.job_id,
+            ledger.STEP: self.step,
+            ledger.EXAMPLE_DIGEST: self.example_digest,
+            ledger.REFERENCES: self.references,
+            ledger.RESPONSE: self.response,
+            ledger.TRUNCATED: self.truncated,
+            ledger.REWARD: self.reward,
+            ledger.SUBSCORES: self.subscores,
+            ledger.REASON: self.reason,
+            ledger.SCORER_VERSION: self.scorer_version,
+        }
+
+
+def decode(value: Any, f: dict[str, Any]) -> Any:
+    """A row cell's `v` as Python, by its TableFieldSchema (numbers come as strings)."""
+    if f.get("mode") == "REPEATED":
+        one = {**f, "mode": "NULLABLE"}
+        return [decode(c.get("v"), one) for c in value or []]
+    if value is None:
+        return None
+    kind = f.get("type")
+    if kind == "RECORD":
+        return {sub["name"]: decode(c.get("v"), sub) for sub, c in zip(f["fields"], value["f"], strict=True)}
+    if kind in ("INTEGER", "INT64"):
+        return int(value)
+    if kind in ("FLOAT", "FLOAT64", "NUMERIC"):
+        return float(value)
+    if kind in ("BOOLEAN", "BOOL"):
+        return value == "true"
+    return value
+
+
+def _param(value: Any) -> dict[str, Any]:
+    kind = "INT64" if isinstance(value, int) and not isinstance(value, bool) else "STRING"
+    return {"parameterType": {"type": kind}, "parameterValue": {"value": str(value)}}
+
+
+class LedgerReader:
+    """Queries over the ledger of one project and dataset."""
+
+    def __init__(
+        self,
+        project: str,
+        dataset: str = names.DATASET,
+        client: VertexClient | None = None,
+        page_rows: int = PAGE_ROWS,
+    ) -> None:
+        self.project, self.dataset, self.page_rows = project, dataset, page_rows
+        self.client = client or VertexClient()
+        self.base = f"{self.client.endpoint or names.BIGQUERY_HOST}/bigquery/v2/projects/{project}/queries"
+
+    def request_body(self, sql: str, *params: Any) -> dict[str, Any]:
+        """The QueryRequest for `sql` and its positional parameters."""
+        return {
+            "query": sql,
+            "useLegacySql": False,
+            "defaultDataset": {"projectId": self.project, "datasetId": self.dataset},
+            "parameterMode": "POSITIONAL",
+            "queryParameters": [_param(p) for p in params],
+            "maxResults": self.page_rows,
+            "timeoutMs": 60_000,
+        }
+
+    def rows(self, sql: str, *params: Any) -> Iterator[dict[str, Any]]:
+        """Run `sql` (GoogleSQL; `?` parameters) and yield each row as a dict, page after page."""
+        body = self.request_body(sql, *params)
+        page = self.client.request("POST", self.base, body=body, idempotent=False)
+        job = (page.get("jobReference") or {}).get("jobId", "")
+        while True:
+            fields = (page.get("schema") or {}).get("fields") or []
+            for row in page.get("rows") or []:
+                yield {f["name"]: decode(c.get("v"), f) for f, c in zip(fields, row["f"], strict=True)}
+            token = page.get("pageToken")
+            if not token and page.get("jobComplete", True):
+                return
+            params_q = {"maxResults": self.page_rows, **({"pageToken": token} if token else {})}
+            page = self.client.request("GET", f"{self.base}/{job}", params=params_q)
+
+    def rollouts(
+        self, job: str, step: int | None = None, form: str | None = None, shard: tuple[int, int] | None = None
+    ) -> list[Rollout]:
+        """The job's records (one step, one form, one shard of steps when asked), in step order."""
+        where, params = ["jsonPayload.job_id = ?"], [job]
+        if step is not None:
+            where.append("jsonPayload.step = ?")
+            params.append(step)
+        if form:
+            where.append("jsonPayload.references.form = ?")
+            params.append(form)
+        if shard is not None:
+            where.append("MOD(jsonPayload.step, ?) = ?")
+            params += [shard[1], shard[0]]
+        sql = f"SELECT jsonPayload FROM {names.TABLE} WHERE {' AND '.join(where)} ORDER BY jsonPayload.step"
+        return [Rollout.from_payload(r["jsonPayload"]) for r in self.rows(sql, *params)]
+
+    def steps(self, job: str) -> list[tuple[int, int]]:
+        """(step, records) of every step the job's ledger holds."""
+        sql = (
+            f"SELECT jsonPayload.step AS step, COUNT(*) AS n FROM {names.TABLE} "
+            "WHERE jsonPayload.job_id = ? GROUP BY jsonPayload.step ORDER BY step"
+        )
+        return [(int(r["step"]), int(r["n"])) for r in self.rows(sql, job)]

@@ -1,0 +1,305 @@
+"""A stand-in for BigQuery's `jobs.query` and `jobs.getQueryResults` over the rollout ledger, on DuckDB.
+
+On Google Cloud the scorer's stdout lines reach Cloud Logging, and the stack's log sink
+(components/ledger.py) routes the ledger's records into a BigQuery dataset, where Cloud Logging
+writes the Cloud Run stdout log `run.googleapis.com/stdout` to the table `run_googleapis_com_stdout`
+(with `bigqueryOptions.usePartitionedTables`, no date suffix; Google's "View logs routed to
+BigQuery" page); the CLI reads it with `jobs.query` (tunifolk/ledger/bigquery.py).
+
+Here the same requests are answered from the scorers' captured standard output: every `*.stdout`
+and `*.log` file in the ledger directories (`TUNIFOLK_LEDGER_DIRS`, paths joined by `:`; by default
+the gcp stand-in's Cloud Run services under `<state>/run/`, whose logs hold stdout and stderr
+together, as the demo's scorer output does). The Vertex emulator serves these routes beside its own
+(`routes()`), so one local base URL answers every call the CLI makes. Lines that are ledger records
+(their label is the sink's filter, `scorer.ledger.LABEL_KEY`) become the table's rows, loaded by
+DuckDB's own JSON reader, and the query's SQL runs on DuckDB as sent: a real engine, not a
+home-made one. The SQL the CLI sends is
+the subset both dialects read alike (standard SELECT, WHERE, GROUP BY, ORDER BY, LIMIT, MOD,
+positional `?` parameters, a table named through `defaultDataset`).
+
+What is imitated, with its source (the BigQuery v2 REST reference):
+- `POST /bigquery/v2/projects/{projectId}/queries` with a QueryRequest; `useLegacySql` defaults to
+  true there, and legacy SQL is refused here (400 invalidQuery) rather than emulated;
+- the answer's `schema` (RECORD, REPEATED, INTEGER, FLOAT, STRING, BOOLEAN) and its rows as
+  `{"f": [{"v": ...}]}` with numbers as strings, `totalRows` a string, `jobComplete` true;
+- pages: `maxResults` rows at most, and never much over 10 MB of rows (BigQuery's cap on a
+  response); `pageToken` and `GET .../queries/{jobId}` (getQueryResults) give the rest.
+- The sink's schema for jsonPayload.subscores: a RECORD of every sub-score name seen (the sink adds a
+  column per new field). UNCONFIRMED: which table rows a sink has written before a query (here:
+  every record written so far, as if routing were instant).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+from collections import OrderedDict
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import duckdb
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from scorer import ledger
+from tunifolk import standin
+from tunifolk.ledger import names
+
+DIRS_ENV = "TUNIFOLK_LEDGER_DIRS"
+TABLE = names.TABLE
+MAX_PAGE_BYTES = 10 * 1024 * 1024
+DEFAULT_PAGE_ROWS = 10_000
+KEPT_RESULTS = 16
+"""Results kept for getQueryResults (the oldest is dropped first)."""
+
+_PAYLOAD_TYPES = {
+    ledger.JOB_ID: "VARCHAR",
+    ledger.STEP: "BIGINT",
+    ledger.EXAMPLE_DIGEST: "VARCHAR",
+    ledger.REFERENCES: "STRUCT(" + ", ".join(f"{k} VARCHAR" for k in ledger.REFERENCE_KEYS) + ")",
+    ledger.RESPONSE: "VARCHAR",
+    ledger.TRUNCATED: "BOOLEAN",
+    ledger.REWARD: "DOUBLE",
+    ledger.SUBSCORES: "MAP(VARCHAR, DOUBLE)",
+    ledger.REASON: "VARCHAR",
+    ledger.SCORER_VERSION: "VARCHAR",
+}
+"""The JSON reader's column types for a record's fields (the sink's column types)."""
+assert set(_PAYLOAD_TYPES) == set(ledger.FIELDS)
+
+
+class QueryError(Exception):
+    """A request BigQuery refuses: HTTP status, the error's `reason` and its message."""
+
+    def __init__(self, status: int, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.reason = status, reason
+
+    def body(self) -> dict[str, Any]:
+        grpc = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND"}.get(self.status, "UNKNOWN")
+        error = {"message": str(self), "domain": "global", "reason": self.reason}
+        return {"error": {"code": self.status, "message": str(self), "errors": [error], "status": grpc}}
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class Ledger:
+    """The sink's table over the ledger files, reloaded when a file has grown; and the results of
+    recent queries, for their later pages. Thread-safe (one lock; DuckDB work is short)."""
+
+    def __init__(self, dirs: list[Path]) -> None:
+        self.dirs = dirs
+        self._con = duckdb.connect()
+        self._lock = threading.Lock()
+        self._seen: tuple[tuple[str, int, int], ...] | None = None
+        self._results: OrderedDict[str, tuple[list[dict[str, Any]], list[list[Any]]]] = OrderedDict()
+
+    def files(self) -> list[Path]:
+        out: list[Path] = []
+        for d in self.dirs:
+            out += sorted(p for p in d.glob("*") if p.suffix in (".stdout", ".log") and p.is_file())
+        return out
+
+    def _refresh(self) -> None:
+        files = self.files()
+        seen = tuple((str(p), (s := p.stat()).st_size, s.st_mtime_ns) for p in files)
+        if seen == self._seen:
+            return
+        self._seen = seen
+        con = self._con
+        con.execute(f"DROP TABLE IF EXISTS {TABLE}")
+        labels = "STRUCT(" + f"{ledger.LABEL_KEY} VARCHAR)"
+        columns = {"severity": "VARCHAR", "message": "VARCHAR", ledger.LABELS_FIELD: labels, **_PAYLOAD_TYPES}
+        if not files:
+            con.execute(f"CREATE TEMP TABLE raw AS SELECT * FROM (SELECT {_empty(columns)}) WHERE false")
+        else:
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE raw AS SELECT * FROM read_json(?, format='newline_delimited', "
+                "ignore_errors=true, columns=?) WHERE "
+                f"{_q(ledger.LABELS_FIELD)}.{ledger.LABEL_KEY} = ?",
+                [[str(p) for p in files], columns, ledger.LABEL_VALUE],
+            )
+        keys = [
+            r[0]
+            for r in con.execute(f"SELECT DISTINCT unnest(map_keys({ledger.SUBSCORES})) FROM raw").fetchall()
+        ]
+        subs = ", ".join(
+            f"{_q(n)} := {ledger.SUBSCORES}[{_lit(n)}]" for n in sorted(keys) if n.isidentifier()
+        )
+        fields = [
+            f"{_q(f)} := " + (f"struct_pack({subs})" if f == ledger.SUBSCORES and subs else _q(f))
+            for f in ("message", *ledger.FIELDS)
+            if f != ledger.SUBSCORES or subs
+        ]
+        con.execute(
+            f"CREATE OR REPLACE TABLE {TABLE} AS SELECT severity, "
+            f"{_q(ledger.LABELS_FIELD)} AS labels, struct_pack({', '.join(fields)}) AS jsonPayload FROM raw"
+        )
+        con.execute("DROP TABLE raw")
+
+    def query(self, project: str, request: dict[str, Any]) -> dict[str, Any]:
+        """jobs.query: run the SQL, keep the result, answer its first page."""
+        if request.get("useLegacySql", True) is not False:
+            raise QueryError(400, "invalidQuery", "the stand-in runs GoogleSQL only: send useLegacySql false")
+        sql = request.get("query")
+        if not isinstance(sql, str) or not sql.strip():
+            raise QueryError(400, "invalid", "Required parameter is missing: query")
+        params = [_param(p) for p in request.get("queryParameters") or []]
+        if request.get("parameterMode", "POSITIONAL") != "POSITIONAL" and params:
+            raise QueryError(400, "invalidQuery", "the stand-in takes positional (?) parameters only")
+        with self._lock:
+            self._refresh()
+            try:
+                rel = self._con.sql(sql, params=params or None)
+                if rel is None:
+                    raise QueryError(400, "invalidQuery", "not a query")
+                schema = [_field(n, t) for n, t in zip(rel.columns, rel.types, strict=True)]
+                rows = [[_cell(v, f) for v, f in zip(row, schema, strict=True)] for row in rel.fetchall()]
+            except duckdb.Error as exc:
+                raise QueryError(400, "invalidQuery", str(exc).splitlines()[0]) from None
+            job = "job_" + secrets.token_hex(10)
+            self._results[job] = (schema, rows)
+            while len(self._results) > KEPT_RESULTS:
+                self._results.popitem(last=False)
+        return self._page(project, job, request.get("maxResults"), 0, "bigquery#queryResponse")
+
+    def results(self, project: str, job: str, max_results: Any, token: Any) -> dict[str, Any]:
+        """jobs.getQueryResults: a later page of a kept result."""
+        if job not in self._results:
+            raise QueryError(404, "notFound", f"Not found: Job {project}:{job}")
+        try:
+            start = int(token or 0)
+        except ValueError:
+            raise QueryError(400, "invalid", f"Invalid page token {token!r}") from None
+        return self._page(project, job, max_results, start, "bigquery#getQueryResultsResponse")
+
+    def _page(self, project: str, job: str, max_results: Any, start: int, kind: str) -> dict[str, Any]:
+        schema, rows = self._results[job]
+        limit = int(max_results) if max_results else DEFAULT_PAGE_ROWS
+        end, size = start, 0
+        while end < len(rows) and end - start < limit and size < MAX_PAGE_BYTES:
+            size += _size(rows[end])
+            end += 1
+        out: dict[str, Any] = {
+            "kind": kind,
+            "schema": {"fields": schema},
+            "jobReference": {"projectId": project, "jobId": job, "location": "US"},
+            "totalRows": str(len(rows)),
+            "rows": [{"f": r} for r in rows[start:end]],
+            "jobComplete": True,
+            "cacheHit": False,
+        }
+        if end < len(rows):
+            out["pageToken"] = str(end)
+        return out
+
+
+def _empty(columns: dict[str, str]) -> str:
+    return ", ".join(f"NULL::{t} AS {_q(n)}" for n, t in columns.items())
+
+
+def _lit(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _param(p: dict[str, Any]) -> Any:
+    """A positional query parameter's value, by its BigQuery type."""
+    kind = ((p.get("parameterType") or {}).get("type") or "STRING").upper()
+    value = (p.get("parameterValue") or {}).get("value")
+    if value is None:
+        return None
+    if kind in ("INT64", "INTEGER"):
+        return int(value)
+    if kind in ("FLOAT64", "FLOAT", "NUMERIC"):
+        return float(value)
+    if kind in ("BOOL", "BOOLEAN"):
+        return str(value).lower() == "true"
+    return str(value)
+
+
+_SCALARS = {
+    "bigint": "INTEGER", "integer": "INTEGER", "hugeint": "INTEGER", "smallint": "INTEGER",
+    "tinyint": "INTEGER", "ubigint": "INTEGER", "uinteger": "INTEGER", "double": "FLOAT",
+    "float": "FLOAT", "decimal": "FLOAT", "boolean": "BOOLEAN", "varchar": "STRING",
+}  # fmt: skip
+
+
+def _field(name: str, t: Any, mode: str = "NULLABLE") -> dict[str, Any]:
+    """A BigQuery TableFieldSchema for a DuckDB type."""
+    if t.id == "list":
+        return _field(name, t.children[0][1], "REPEATED")
+    if t.id == "struct":
+        return {"name": name, "type": "RECORD", "mode": mode, "fields": [_field(n, c) for n, c in t.children]}
+    return {"name": name, "type": _SCALARS.get(t.id, "STRING"), "mode": mode}
+
+
+def _cell(value: Any, field: dict[str, Any]) -> dict[str, Any]:
+    """One value as a row cell: `{"v": ...}`, numbers and booleans as strings (the REST format)."""
+    if field["mode"] == "REPEATED":
+        one = {**field, "mode": "NULLABLE"}
+        return {"v": [_cell(v, one) for v in value or []]}
+    if value is None:
+        return {"v": None}
+    if field["type"] == "RECORD":
+        return {"v": {"f": [_cell(value.get(f["name"]), f) for f in field["fields"]]}}
+    if field["type"] == "BOOLEAN":
+        return {"v": "true" if value else "false"}
+    if isinstance(value, float | Decimal):
+        return {"v": repr(float(value))}
+    return {"v": str(value)}
+
+
+def _size(row: list[dict[str, Any]]) -> int:
+    """About how many bytes a row takes in the answer (its strings dominate)."""
+
+    def walk(v: Any) -> int:
+        if isinstance(v, dict):
+            return 8 + sum(walk(x) for x in v.values())
+        if isinstance(v, list):
+            return 4 + sum(walk(x) for x in v)
+        return 8 + (len(v) * 2 if isinstance(v, str) else 0)
+
+    return walk(row)
+
+
+def ledger_dirs() -> list[Path]:
+    """`TUNIFOLK_LEDGER_DIRS`, else the gcp stand-in's Cloud Run run directory."""
+    raw = os.environ.get(DIRS_ENV, "").strip()
+    if raw:
+        return [Path(p).resolve() for p in raw.split(os.pathsep) if p]
+    return [standin.state_dir() / "run"]
+
+
+def routes(book: Ledger | None = None) -> list[Route]:
+    """The two BigQuery routes, over `book` (the ledger directories' by default)."""
+    kept = book or Ledger(ledger_dirs())
+
+    async def query(request: Request) -> Response:
+        try:
+            body = await request.json()
+            if not isinstance(body, dict):
+                raise QueryError(400, "invalid", "the body is not a QueryRequest object")
+            return JSONResponse(kept.query(request.path_params["project"], body))
+        except QueryError as exc:
+            return JSONResponse(exc.body(), status_code=exc.status)
+
+    async def results(request: Request) -> Response:
+        q = request.query_params
+        try:
+            page = kept.results(
+                request.path_params["project"],
+                request.path_params["job"],
+                q.get("maxResults"),
+                q.get("pageToken"),
+            )
+            return JSONResponse(page)
+        except QueryError as exc:
+            return JSONResponse(exc.body(), status_code=exc.status)
+
+    base = "/bigquery/v2/projects/{project}/queries"
+    return [Route(base, query, methods=["POST"]), Route(base + "/{job}", results, methods=["GET"])]
