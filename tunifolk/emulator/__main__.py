@@ -52,6 +52,14 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--fault-seed", type=int, default=0, help="seed of every random draw (faults, job ids)")
 
+    p.add_argument(
+        "--project-dir",
+        type=Path,
+        default=None,
+        help="the gcp stand-in's directory: the project's enabled APIs and service agents are read from it "
+        "(a fresh project refuses Vertex calls until aiplatform.googleapis.com is enabled)",
+    )
+
     s = p.add_argument_group("scenarios")
     s.add_argument(
         "--scenario",
@@ -226,7 +234,7 @@ def options(args: argparse.Namespace) -> Options:
 
 def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
-    app = Emulator(options(args)).app()
+    app = Emulator(options(args), project_dir=args.project_dir).app()
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", args.port))

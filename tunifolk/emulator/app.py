@@ -30,7 +30,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from tunifolk.job.names import by_local_number, project_of
-from tunifolk.project_state import ProjectState, disabled_body
+from tunifolk.project_state import ProjectState, disabled_help, disabled_message, disabled_metadata
 from tunifolk.standin import bigquery
 
 from .admin import Admin
@@ -39,7 +39,16 @@ from .api_rewards import RewardValidation
 from .api_serving import ServingRoutes
 from .api_tuning import TuningJobs
 from .guard import RequestGuard
-from .responses import HTML_404, HTML_502, ApiError, Handler, error_response, html_response, json_response
+from .responses import (
+    HTML_404,
+    HTML_502,
+    ApiError,
+    Handler,
+    error_body,
+    error_response,
+    html_response,
+    json_response,
+)
 from .serving import ServingSettings
 from .state import Options, State
 
@@ -107,7 +116,15 @@ class Emulator:
             return html_response(HTML_404.format(path=path), 404)
         number = project_of(rest)
         if self.project is not None and number and not self.project.enabled(number, API):
-            return json_response(disabled_body(API, number), 403)
+            body = error_body(
+                403,
+                disabled_message(API, number),
+                "SERVICE_DISABLED",
+                "googleapis.com",
+                disabled_metadata(API, number),
+                extra_details=[disabled_help(API, number)],
+            )
+            return json_response(body, 403)
         matched_path = False
         for method, rx, handler, v1_ok in self.routes:
             m = rx.match(rest)

@@ -14,14 +14,18 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import hashlib
+import json
 import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tunifolk.emulator.responses import error_body
+from tunifolk.job.names import local_project_number
 from tunifolk.job.wire import UNKNOWN
 from tunifolk.job.wire import contains_unknown as is_unknown
+from tunifolk.project_state import ProjectState, disabled_message, disabled_metadata, missing_account_message
 from tunifolk.standin.store import Record, Store
 
 ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17"
@@ -30,6 +34,14 @@ DEFAULTS = "__defaults"
 """The checked-inputs key listing the properties the provider filled in (the bridge's convention)."""
 PULUMI_LABELS = {"goog-pulumi-provisioned": "true"}
 """The label pulumi-gcp adds to every labelled resource (its `effectiveLabels`/`pulumiLabels`)."""
+API_OF_FAMILY = {
+    "storage": "storage.googleapis.com",
+    "serviceaccount": "iam.googleapis.com",
+    "cloudrunv2": "run.googleapis.com",
+    "projects": "cloudresourcemanager.googleapis.com",
+}
+"""The API a resource type's calls go to, by the family of its token (`gcp:<family>/…`): a call while
+that API is disabled is refused (tunifolk/project_state.py)."""
 
 
 class StandInError(Exception):
@@ -52,6 +64,20 @@ class Context:
 
     def __post_init__(self) -> None:
         self.store = Store(self.state)
+        self.project_state = ProjectState(self.state)
+
+    def require_api(self, project: str | None, service: str | None) -> None:
+        """Google's 403 SERVICE_DISABLED when `service` is off in `project` (a fresh local project)."""
+        project = project or self.project
+        if not service or not project or self.project_state.enabled(project, service):
+            return
+        number = local_project_number(project)
+        message = disabled_message(service, number)
+        body = error_body(
+            403, message, "SERVICE_DISABLED", "googleapis.com", disabled_metadata(service, number)
+        )
+        details = json.dumps(body["error"]["details"], separators=(",", ":"))
+        raise StandInError(f"googleapi: Error 403: {message} Details: {details}, forbidden")
 
 
 def now() -> str:
@@ -112,6 +138,10 @@ class Kind:
     autoname_limit: int = 63
     uses_project: bool = True
     labelled: bool = False
+    api: str | None = None  # the API its calls go to; None: by its token's family (API_OF_FAMILY)
+
+    def api_name(self) -> str | None:
+        return self.api or API_OF_FAMILY.get(self.token.split(":")[1].split("/")[0])
 
     # ------------------------------------------------------------------ check
 
@@ -183,6 +213,7 @@ class Kind:
 
     def create(self, ctx: Context, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         id_ = self.id_of(ctx, inputs)
+        self.refuse(ctx, inputs)
         with ctx.store.locked():
             if ctx.store.get(self.token, id_) is not None:
                 raise StandInError(self.exists_message(id_))
@@ -194,6 +225,10 @@ class Kind:
 
     def exists_message(self, id_: str) -> str:
         return f"googleapi: Error 409: {id_} already exists, alreadyExists"
+
+    def refuse(self, ctx: Context, inputs: dict[str, Any]) -> None:
+        """What the project refuses before the call reaches the resource: a disabled API."""
+        ctx.require_api(inputs.get("project"), self.api_name())
 
     def before_create(self, ctx: Context, inputs: dict[str, Any]) -> None:
         """Refuse a create Google would refuse (a missing parent); raise StandInError."""
@@ -211,6 +246,7 @@ class Kind:
         pass
 
     def update(self, ctx: Context, id_: str, news: dict[str, Any]) -> dict[str, Any]:
+        self.refuse(ctx, news)
         with ctx.store.locked():
             record = ctx.store.get(self.token, id_)
             if record is None:
@@ -265,3 +301,25 @@ class IamMemberKind(Kind):
 
     def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
         return {**super().outputs(ctx, inputs, preview), "etag": UNKNOWN if preview else iam_etag()}
+
+    def refuse(self, ctx: Context, inputs: dict[str, Any]) -> None:
+        """Also Google's 400 for a grant to a service agent that does not exist yet (a fresh project)."""
+        super().refuse(ctx, inputs)
+        for email in _service_accounts(inputs):
+            if ProjectState.is_agent(email) and not ctx.project_state.agent_exists(email):
+                raise StandInError(
+                    f"googleapi: Error 400: {missing_account_message(email)}, badRequest (Google creates a "
+                    "service agent once its API is used, or on request: gcp.projects.ServiceIdentity, or "
+                    "gcloud beta services identity create --service=aiplatform.googleapis.com)"
+                )
+
+
+def _service_accounts(inputs: dict[str, Any]) -> list[str]:
+    """The service-account emails an IAM resource grants to (`member`, `members`, `policyData`)."""
+    members = [inputs.get("member"), *(inputs.get("members") or [])]
+    try:
+        policy = json.loads(inputs.get("policyData") or "{}")
+        members += [m for b in policy.get("bindings", []) for m in b.get("members", [])]
+    except (ValueError, TypeError, AttributeError):
+        pass
+    return [m.split(":", 1)[1] for m in members if isinstance(m, str) and m.startswith("serviceAccount:")]

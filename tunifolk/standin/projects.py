@@ -1,16 +1,18 @@
 """Project-level resources in the stand-in: project IAM members and bindings, service accounts,
-enabled APIs (Service Usage), and the `getProject` invoke."""
+enabled APIs and service identities (Service Usage), and the `getProject` invoke. Which APIs are on
+and which service agents exist are project settings shared with the emulator (tunifolk/project_state.py)."""
 
 from __future__ import annotations
 
 import re
 import secrets
-from pathlib import Path
+import time
 from typing import Any
 
 from tunifolk.job.names import local_project_number as project_number
 from tunifolk.job.wire import UNKNOWN
 from tunifolk.job.wire import contains_unknown as is_unknown
+from tunifolk.project_state import primary_agent
 from tunifolk.standin.kind import (
     Context,
     IamMemberKind,
@@ -104,12 +106,16 @@ class Account(Kind):
 
 
 class ProjectService(Kind):
-    """An enabled API. With `disableOnDestroy: false` delete only forgets it (the API stays on), as
-    the real provider does; the stand-in then keeps it in `<state>/apis/<project>`, not as a resource."""
+    """An enabled API. Create asks Service Usage to enable it and waits until that has applied, as
+    pulumi-gcp waits for the enable operation (in a fresh local project that takes the project's
+    `enable_seconds`; elsewhere no time). With `disableOnDestroy: false` delete only forgets it (the API
+    stays on), as the real provider does (pulumi-gcp schema, `disableOnDestroy`): an enabled API is a
+    project setting, `<state>/apis/<project>/<service>`, not a resource."""
 
     token = "gcp:projects/service:Service"
     required = ("service",)
     force_new = ("service", "project")
+    api = "serviceusage.googleapis.com"  # on in every project
 
     def validate(self, ctx: Context, inputs: dict[str, Any]) -> list[tuple[str, str]]:
         service = inputs.get("service")
@@ -130,20 +136,55 @@ class ProjectService(Kind):
             "disableOnDestroy": inputs.get("disableOnDestroy", True),
         }
 
-    def _enabled(self, ctx: Context, project: str) -> Path:
-        return ctx.state / "apis" / project
-
-    def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
-        folder = self._enabled(ctx, inputs["project"])
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / inputs["service"]).touch()
+    def create(self, ctx: Context, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        id_, outputs = super().create(ctx, inputs)
+        ready = ctx.project_state.enable(inputs["project"], inputs["service"])
+        time.sleep(max(0.0, ready - time.time()))  # outside the store's lock: enables run in parallel
+        return id_, outputs
 
     def exists_message(self, id_: str) -> str:
         return f"{id_} is already managed by another resource in this stand-in"
 
     def before_delete(self, ctx: Context, record: Record) -> None:
         if record.inputs.get("disableOnDestroy", True):
-            (self._enabled(ctx, record.inputs["project"]) / record.inputs["service"]).unlink(missing_ok=True)
+            ctx.project_state.disable(record.inputs["project"], record.inputs["service"])
+
+
+class ServiceIdentity(Kind):
+    """`gcp.projects.ServiceIdentity`: Service Usage's `services.generateServiceIdentity` (v1beta1),
+    which makes Google create a service's agents before the service is first used. Its outputs are the
+    primary agent's `email` and `member`. As in pulumi-gcp's schema, it cannot be updated (every input
+    forces a replacement) and delete is a no-op on Google's side: the agents stay, so the stand-in only
+    forgets the record. Which agents it creates: `tunifolk.project_state.AGENTS` (the tuning agent among
+    them is UNCONFIRMED). Refusing it while the service itself is disabled is UNCONFIRMED too."""
+
+    token = "gcp:projects/serviceIdentity:ServiceIdentity"
+    required = ("service",)
+    force_new = ("service", "project")
+    api = "serviceusage.googleapis.com"
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"projects/{inputs['project']}/services/{inputs['service']}"
+
+    def refuse(self, ctx: Context, inputs: dict[str, Any]) -> None:
+        super().refuse(ctx, inputs)
+        ctx.require_api(inputs.get("project"), inputs.get("service"))
+
+    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
+        out = super().outputs(ctx, inputs, preview)
+        if preview or is_unknown(inputs.get("project")) or is_unknown(inputs.get("service")):
+            return {**out, "email": UNKNOWN, "member": UNKNOWN}
+        email = primary_agent(project_number(inputs["project"]), inputs["service"])
+        return {**out, "email": email, "member": f"serviceAccount:{email}"}
+
+    def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+        ctx.project_state.create_agents(project_number(inputs["project"]), inputs["service"])
+
+    def kept(self, outputs: dict[str, Any]) -> dict[str, Any]:
+        return {k: outputs[k] for k in ("email", "member") if k in outputs}
+
+    def exists_message(self, id_: str) -> str:
+        return f"{id_} is already managed by another resource in this stand-in"
 
 
 # --------------------------------------------------------------------------- invokes
@@ -154,6 +195,7 @@ def get_project(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
     project = args.get("projectId") or ctx.project
     if not project:
         raise StandInError("getProject: no projectId given and gcp:project is not set")
+    ctx.require_api(project, "cloudresourcemanager.googleapis.com")  # projects.get is Resource Manager's
     return {
         "id": f"projects/{project}",
         "projectId": project,

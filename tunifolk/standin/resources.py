@@ -17,6 +17,7 @@ from tunifolk.standin.projects import (
     ProjectIAMBinding,
     ProjectIAMMember,
     ProjectService,
+    ServiceIdentity,
     get_project,
 )
 from tunifolk.standin.run_service import CloudRunService, ServiceIamMember, ServiceIamPolicy
@@ -47,6 +48,7 @@ KINDS: dict[str, Kind] = {
         ServiceIamMember(),
         ServiceIamPolicy(),
         ProjectService(),
+        ServiceIdentity(),
     )
 }
 

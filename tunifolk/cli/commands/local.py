@@ -7,6 +7,8 @@
 * `start` runs the Vertex emulator in the background (fast emulated steps, so `wait: succeeded`
   returns in seconds) and wakes the reward scorers of the stand-in's Cloud Run services; `stop`
   stops them. Both are idempotent; pid files, logs and the emulator's URL live in build/local/.
+  `start --fresh-project` makes the stand-ins a project that has never been used: APIs off until
+  enabled, no service agent (tunifolk/project_state.py).
 
 The stand-in itself (`standin/`) needs no server: the engine starts it as a plugin per command.
 Directories follow `TUNIFOLK_LOCAL_DIR`, `TUNIFOLK_STANDIN_DIR`, `TUNIFOLK_GCS_DIR` and
@@ -33,6 +35,7 @@ import requests
 from tunifolk import standin
 from tunifolk.cli.context import ROOT, help_for
 from tunifolk.errors import PROBLEM, USAGE, ConfigError, TunifolkError
+from tunifolk.project_state import DEFAULT_ENABLE_SECONDS, ProjectState
 from tunifolk.standin import cloudrun
 from tunifolk.standin.run_service import CloudRunService
 from tunifolk.standin.store import Store
@@ -116,6 +119,20 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         metavar="ARG",
         help="one more option for `python -m emulator` (repeatable), e.g. --emulator-arg=--scenario=hacking "
         "or --emulator-arg=--lro-error-rate=0.5; see python -m emulator --help",
+    )
+    start.add_argument(
+        "--fresh-project",
+        action="store_true",
+        help="play a Google Cloud project that has never been used: every API the stack needs is off "
+        "(calls get Google's 403 SERVICE_DISABLED) until enabled, and no service agent exists (a grant to "
+        "the tuning agent gets Google's 400) until created; refused while the stand-in holds resources",
+    )
+    start.add_argument(
+        "--api-enable-seconds",
+        type=float,
+        default=DEFAULT_ENABLE_SECONDS,
+        help=f"with --fresh-project: seconds an API takes to be enabled (default {DEFAULT_ENABLE_SECONDS}, "
+        "scaled down from Google's)",
     )
     start.set_defaults(func=start_servers)
 
@@ -224,7 +241,8 @@ def start_emulator(port: int, step_seconds: float, extra: list[str] | None = Non
     with open(log, "ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "tunifolk.emulator", "--port", str(port),
-             "--step-seconds", str(step_seconds), "--gcs-dir", str(gcs), *(extra or [])],
+             "--step-seconds", str(step_seconds), "--gcs-dir", str(gcs),
+             "--project-dir", str(standin.state_dir()), *(extra or [])],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
             stdout=out,
@@ -293,6 +311,8 @@ def start_servers(args: argparse.Namespace) -> int:
     port = args.port if args.port is not None else (DEFAULT_PORT if _free(DEFAULT_PORT) else 0)
     if args.step_seconds < 0:
         raise LocalError(f"--step-seconds {args.step_seconds}: give a number of seconds >= 0", USAGE)
+    if args.fresh_project:
+        make_fresh(args.api_enable_seconds)
     url, started = start_emulator(port, args.step_seconds, args.emulator_arg)
     print(f"emulator {'started' if started else 'already running'} at {url} (gs:// in {standin.gcs_dir()})")
     for service, port in cloud_run_services():
@@ -303,6 +323,21 @@ def start_servers(args: argparse.Namespace) -> int:
         print(f"scorer of {service} at http://127.0.0.1:{port}")
     print(f'next: eval "$(python -m tunifolk local env)" and pulumi commands ({ENDPOINT_ENV}={url})')
     return 0
+
+
+def make_fresh(enable_seconds: float) -> None:
+    """The stand-ins become a project never used (APIs off, no agent), unless they hold resources: a
+    project with a deployed stack in it has been used."""
+    if enable_seconds < 0:
+        raise LocalError(f"--api-enable-seconds {enable_seconds}: give a number of seconds >= 0", USAGE)
+    held = Store(standin.state_dir()).all()
+    if held:
+        raise LocalError(
+            f"--fresh-project: the stand-in holds {len(held)} resources of a deployed stack "
+            f"({standin.state_dir()}): run pulumi destroy first"
+        )
+    ProjectState(standin.state_dir()).make_fresh(enable_seconds)
+    print(f"fresh project: APIs off and no service agent until created (enable takes {enable_seconds:g}s)")
 
 
 def stop_servers(_args: argparse.Namespace) -> int:
