@@ -21,6 +21,7 @@ from tunifolk.dataset.check import check_line, check_stream, split_of
 from tunifolk.dataset.spec import (
     FILE_BYTES_LIMIT,
     INPUT_TOKEN_LIMIT,
+    MAX_DUPLICATE_SHARE,
     REFERENCE_KEYS,
     SCRIPTS,
     SYSTEM_INSTRUCTIONS,
@@ -264,9 +265,28 @@ def test_check_reports_file_and_line_numbers(tmp_path: Path, capsys: pytest.Capt
             number,
             expected,
         )
-    assert f"{path}:1: " not in out and f"{path}:{len(lines)}: " not in out
+    assert f"{path}:1: " not in out
+    last = [row for row in out.splitlines() if row.startswith(f"{path}:{len(lines)}: ")]
+    assert last == [f"{path}:{len(lines)}: warning: the same prompt as line 1"]  # a repeat, not a problem
     assert "2 examples" in out  # the statistics count the good lines only
     assert "1 duplicate prompts (lines" in out
+
+
+def test_repeated_prompts_warn_then_fail_past_their_share(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A few repeats are warnings (exit 0); more than MAX_DUPLICATE_SHARE of the file is a problem."""
+    lines = jsonl(build(0, 40, 1).train).splitlines(keepends=True)
+    path = tmp_path / "train.jsonl"
+    path.write_bytes(b"".join([*lines, lines[0]]))  # 1 of 41: within the share
+    assert main(["dataset", "check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"{path}:41: warning: the same prompt as line 1" in out and "(1 warning: repeated prompts)" in out
+    allowed = int(MAX_DUPLICATE_SHARE * 40)
+    path.write_bytes(b"".join([*lines, *lines[: allowed + 1]]))  # past the share
+    assert main(["dataset", "check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}: {allowed + 1} of {41 + allowed} prompts repeat an earlier line, more than 5%" in out
 
 
 def test_check_counts_the_split_limits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

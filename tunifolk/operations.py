@@ -172,16 +172,19 @@ def _hyper_parameters_of(job: dict[str, Any]) -> dict[str, Any]:
     return normalize({Input.HYPER_PARAMETERS: raw})[Input.HYPER_PARAMETERS]
 
 
-def live_step(job: dict[str, Any], metrics: job_metrics.Metrics | None) -> int:
-    """The step in flight: the last logged step + 1 while running (steps count from 1)."""
+def live_step(job: dict[str, Any], metrics: job_metrics.Metrics | None, total: int | None = None) -> int:
+    """The step in flight: the last logged step + 1 while running (steps count from 1), never past
+    `total`: a job still RUNNING after its last step (writing its model) is at step total/total."""
     done = job_metrics.completed_steps(job, metrics)
-    return done + 1 if job.get("state") == "JOB_STATE_RUNNING" else done
+    live = done + 1 if job.get("state") == "JOB_STATE_RUNNING" else done
+    return min(live, total) if total else live
 
 
 def progress_line(job: dict[str, Any], metrics: job_metrics.Metrics | None, total: int | None) -> str:
     reward = metrics.latest("/train_mean_reward") if metrics else None
     reward_text = f", train reward {reward:.3f}" if reward is not None else ""
-    return f"{job['name']}: step {live_step(job, metrics)}/{total or '?'}, {job.get('state')}{reward_text}"
+    step = live_step(job, metrics, total)
+    return f"{job['name']}: step {step}/{total or '?'}, {job.get('state')}{reward_text}"
 
 
 def own_model(model: str, pre_tuned_model: Any, aliases: Iterable[Iterable[str]] = ()) -> tuple[str, bool]:

@@ -70,13 +70,14 @@ def build_report(job: dict[str, Any], metrics: job_metrics.Metrics | None, calls
         for ckpt in checkpoints:
             ckpt["eval_reward"] = job_metrics.eval_reward_at(metrics, ckpt["step"])
     error = job.get("error")
+    total = ops.total_steps({}, job)
     return Report(
         name=job["name"],
         state=job.get("state", "JOB_STATE_UNSPECIFIED"),
         detail=job.get("tuningJobState"),
-        live_step=ops.live_step(job, metrics),
+        live_step=ops.live_step(job, metrics, total),
         completed_steps=job_metrics.completed_steps(job, metrics),
-        total_steps=ops.total_steps({}, job),
+        total_steps=total,
         error=f"{error.get('message', '')} (code {error.get('code', 0)})" if error else None,
         curves=curves,
         verdicts=verdicts,

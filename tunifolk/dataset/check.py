@@ -19,6 +19,7 @@ from scorer.catalogue import FORMS, FormSpec, lookup
 from tunifolk.dataset.spec import (
     FILE_BYTES_LIMIT,
     INPUT_TOKEN_LIMIT,
+    MAX_DUPLICATE_SHARE,
     REFERENCE_KEYS,
     SCRIPTS,
     SYSTEM_INSTRUCTIONS,
@@ -227,6 +228,8 @@ class FileReport:
     problems: list[tuple[int | None, str]]
     """(line number or None for the whole file, message)."""
     stats: Stats
+    warnings: list[tuple[int | None, str]] = field(default_factory=list)
+    """Like problems, but the file is still usable: a prompt repeated within the allowed share."""
 
 
 def split_of(name: str) -> str:
@@ -274,7 +277,24 @@ def check_stream(lines: Iterable[bytes], split: str = "train", size: int = 0) ->
             _count(report.stats, example, number)
     if report.stats.examples == 0 and not report.problems:
         report.problems.append((None, "no examples"))
+    _judge_duplicates(report)
     return report
+
+
+def _judge_duplicates(report: FileReport) -> None:
+    """Each repeated prompt is a warning; past `MAX_DUPLICATE_SHARE` of the examples, a problem."""
+    stats = report.stats
+    report.warnings += [
+        (line, f"warning: the same prompt as line {first}") for line, first in stats.duplicates
+    ]
+    if stats.duplicates and len(stats.duplicates) > MAX_DUPLICATE_SHARE * stats.examples:
+        report.problems.append(
+            (
+                None,
+                f"{len(stats.duplicates)} of {stats.examples} prompts repeat an earlier line, more than "
+                f"{MAX_DUPLICATE_SHARE:.0%}: remove the repeats (each one weighs double in training)",
+            )
+        )
 
 
 def _numbered(lines: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:

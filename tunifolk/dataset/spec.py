@@ -19,6 +19,12 @@ INPUT_TOKEN_LIMIT = 32_768
 FILE_BYTES_LIMIT = 1_000_000_000
 """1 GB read as 10⁹ bytes, the stricter reading of the documented limit."""
 
+MAX_DUPLICATE_SHARE = 0.05
+"""The share of a file's examples that may repeat an earlier prompt before `dataset check` calls it a
+problem (exit 1); below it each repeat is a warning. Not a service limit (Google accepts repeats):
+every prompt is sampled `samplesPerPrompt` times per step, so a repeated prompt weighs double in the
+reward's gradient, and a few repeats are a slip while many are a builder bug."""
+
 REFERENCE_KEYS = ("form", "stanzas", "refrain", "script", "theme")
 SCRIPTS = ("arabic", "arabizi")
 

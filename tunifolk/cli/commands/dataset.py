@@ -24,7 +24,10 @@ from tunifolk.dataset.build import (
     validation_example,
 )
 from tunifolk.dataset.check import FileReport, check_stream, format_stats, shared_prompts, split_of
-from tunifolk.dataset.spec import TRAIN_LIMIT, VALIDATION_LIMIT
+from tunifolk.dataset.spec import MAX_DUPLICATE_SHARE, TRAIN_LIMIT, VALIDATION_LIMIT
+
+WARNINGS_SHOWN = 10
+"""Warning lines printed per file; the rest are counted."""
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -41,7 +44,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     build_cmd = actions.add_parser(
         "build",
         help="write train.jsonl and validation.jsonl from the catalogue",
-        description="Write OUT/train.jsonl and OUT/validation.jsonl (docs/md): the scorer's "
+        description="Write OUT/train.jsonl and OUT/validation.jsonl (docs/dataset.md): the scorer's "
         "catalogue × themes × variations (stanza count, refrain or not, Arabic or Arabizi script, "
         "instructions in Derja, MSA, French or English). The same seed gives the same bytes; no "
         "prompt is in both splits.",
@@ -82,9 +85,10 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         "check",
         help="check JSONL dataset files line by line",
         description="Check every line: valid JSON, the ReinforcementTuningExample shape, references "
-        "string → string with the keys of docs/md and a known form, a non-empty user turn, "
+        "string → string with the keys of docs/dataset.md and a known form, a non-empty user turn, "
         "the size limits. Prints FILE:LINE: problem for each, then summary statistics; exit 1 if any "
-        "problem.",
+        f"problem. A prompt repeated within a file is a warning (exit 0), and a problem once repeats "
+        f"are more than {MAX_DUPLICATE_SHARE:.0%} of the file's examples.",
     )
     check_cmd.add_argument("files", nargs="+", type=Path, metavar="FILE", help="JSONL files")
     check_cmd.add_argument(
@@ -159,6 +163,10 @@ def _check(args: argparse.Namespace) -> int:
             return USAGE
     total = 0
     for name, report in reports.items():
+        for line, message in sorted(report.warnings, key=lambda w: w[0] or 0)[:WARNINGS_SHOWN]:
+            print(f"{name}:{line}: {message}")
+        if len(report.warnings) > WARNINGS_SHOWN:
+            print(f"{name}: … and {len(report.warnings) - WARNINGS_SHOWN} more warnings")
         for line, message in report.problems:
             print(f"{name}:{line}: {message}" if line is not None else f"{name}: {message}")
             total += 1
@@ -173,5 +181,7 @@ def _check(args: argparse.Namespace) -> int:
             f"{total} problem{'s' * (total != 1)} in {sum(1 for r in reports.values() if r.problems)} file(s)"
         )
         return PROBLEM
-    print(f"ok: {sum(r.stats.examples for r in reports.values())} examples in {len(reports)} file(s)")
+    warned = sum(len(r.warnings) for r in reports.values())
+    note = f" ({warned} warning{'s' * (warned != 1)}: repeated prompts)" if warned else ""
+    print(f"ok: {sum(r.stats.examples for r in reports.values())} examples in {len(reports)} file(s){note}")
     return 0

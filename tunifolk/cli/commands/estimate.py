@@ -1,9 +1,14 @@
 """`tunifolk estimate`: what a run will cost, before it costs anything.
 
-The figures come from `providers/job/estimate.py`, the same estimate the Pulumi provider's `check`
+The figures come from `tunifolk/job/estimate.py`, the same estimate the Pulumi provider's `check`
 compares with `max_cost_usd`, over inputs from the same builder `pulumi up` uses. Token counts
 follow an expected length per sample (by thinking level, overridable), never the
 `max_output_tokens` cap: a generation that stops at 800 tokens costs 800.
+
+The inputs also go through the provider's own `check` (`tunifolk.job.checks`, whose limits live in
+`tunifolk.job.limits`): a run it would refuse is priced as the service would run it (at most
+`MAX_TOTAL_STEPS` steps), its refusals are printed, and the command exits 1, so an estimate never
+quietly prices a run that `pulumi preview` and `tunifolk launch` stop.
 """
 
 from __future__ import annotations
@@ -17,9 +22,12 @@ from rich.table import Table
 
 from tunifolk.cli import context
 from tunifolk.cli.context import UsageError
+from tunifolk.errors import PROBLEM
 from tunifolk.job import estimate as est
+from tunifolk.job import limits, wire
 from tunifolk.job.bodies import build_tuning_job
-from tunifolk.job.field_names import Hyper, Input, Output
+from tunifolk.job.checks import check_inputs
+from tunifolk.job.field_names import Hyper, Input, Output, Reward, Scorer
 from tunifolk.job.fields import HYPER_PARAMETERS, SPEC_LABEL
 from tunifolk.job.normalize import normalize
 
@@ -30,7 +38,9 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         help="steps, tokens, reward calls and a cost range for the stack's run",
         description="Estimate the stack's run (or the run the flags describe): steps, sampled and "
         "trained tokens, scorer and judge calls, a cost range from a dated price table, and the tuned "
-        "model's inference price (1.5x the base model's).",
+        "model's inference price (1.5x the base model's). The run goes through the same checks as "
+        "`pulumi preview` (the same limits: at most 500 steps, ...): a run they refuse is priced at "
+        "what the service would run, its problems are listed, and the exit code is 1.",
     )
     context.add_run_options(p)
     p.add_argument(
@@ -76,8 +86,28 @@ def inputs_for(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
         inputs = context.job_inputs(
             args, hyper_parameters=hp, example_count=args.examples, require_deployed=False
         )
-        return normalize(inputs), None
+        return normalize(_unknown_where_undeployed(inputs)), None
     return normalize(inputs), build_tuning_job(inputs)["labels"][SPEC_LABEL]
+
+
+def _unknown_where_undeployed(inputs: dict[str, Any]) -> dict[str, Any]:
+    """Deployed values not known yet are unknown, as at a first `pulumi preview`: check passes them."""
+    out = {**inputs, Input.TRAINING_DATASET_URI: inputs.get(Input.TRAINING_DATASET_URI) or wire.UNKNOWN}
+    rewards = []
+    for reward in inputs.get(Input.REWARDS) or []:
+        run = reward.get(Reward.CLOUD_RUN)
+        if isinstance(run, dict) and not run.get(Scorer.URI):
+            reward = {**reward, Reward.CLOUD_RUN: {**run, Scorer.URI: wire.UNKNOWN}}
+        rewards.append(reward)
+    return {**out, Input.REWARDS: rewards} if rewards else out
+
+
+def capped(inputs: dict[str, Any], steps: int) -> dict[str, Any]:
+    """The inputs as the service would run them: past `MAX_TOTAL_STEPS` it stops there."""
+    if steps <= limits.MAX_TOTAL_STEPS:
+        return inputs
+    hp = {k: v for k, v in inputs[Input.HYPER_PARAMETERS].items() if k != Hyper.EPOCH_COUNT}
+    return {**inputs, Input.HYPER_PARAMETERS: {**hp, Hyper.STEP_COUNT: limits.MAX_TOTAL_STEPS}}
 
 
 def _range(r: est.Range, money: bool = False) -> str:
@@ -88,23 +118,32 @@ def _range(r: est.Range, money: bool = False) -> str:
 
 def run(args: argparse.Namespace) -> int:
     inputs, label = inputs_for(args)
+    checked = check_inputs(inputs)
+    problems = [f"{path}: {reason}" for path, reason in checked.failures]
+    asked = checked.total_steps
     assumptions = est.default_assumptions(inputs)
     if args.expected_length:
         assumptions = dataclasses.replace(assumptions, expected_length=args.expected_length)
-    result = est.estimate(inputs, assumptions=assumptions)
+    result = est.estimate(capped(inputs, asked or 0), assumptions=assumptions)
     if result is None:
         raise UsageError("the step count is unknown: set --epochs or --steps and --examples")
+    code = PROBLEM if problems else 0
     base = inputs.get(Input.BASE_MODEL) or "gemini-3.5-flash"
     tuned = est.tuned_inference_price(base)
     if args.json:
-        extra = {"tuned_inference_per_m": dataclasses.asdict(tuned), Output.SPEC_HASH: label}
+        extra = {
+            "tuned_inference_per_m": dataclasses.asdict(tuned),
+            Output.SPEC_HASH: label,
+            "asked_steps": asked,
+            "check_problems": problems,
+        }
         print(json.dumps({**result.as_dict(), **extra}, indent=2))
-        return 0
+        return code
     table = Table(title=f"estimate for stack {args.stack} ({base})", show_header=False)
     table.add_column("what", no_wrap=True)
     table.add_column("value")
     rows = [
-        ("steps", f"{result.total_steps}"),
+        ("steps", _steps_text(result.total_steps, asked)),
         ("samples per step", f"{result.samples_per_step:,}"),
         ("training samples", f"{result.train_samples:,}"),
         ("evaluations / eval samples", f"{result.eval_count} / {result.eval_samples:,}"),
@@ -128,5 +167,16 @@ def run(args: argparse.Namespace) -> int:
     ]
     for what, value in rows:
         table.add_row(what, value)
-    context.console().print(table)
-    return 0
+    out = context.console()
+    out.print(table)
+    for problem in problems:
+        out.print(f"[red]check would refuse:[/] {problem}")
+    if problems:
+        out.print("[red]not runnable as it stands:[/] `pulumi preview` and `tunifolk launch` stop it")
+    return code
+
+
+def _steps_text(steps: int, asked: int | None) -> str:
+    if asked is not None and asked > steps:
+        return f"{steps} (the service stops at {limits.MAX_TOTAL_STEPS}; {asked} asked): priced at {steps}"
+    return f"{steps}"

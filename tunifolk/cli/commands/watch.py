@@ -1,4 +1,5 @@
-"""`tunifolk watch`: a progress bar until the job ends; exit 1 if it failed, was cancelled or expired.
+"""`tunifolk watch`: a progress bar until the job ends; exit 1 if it failed, was cancelled or expired,
+and 3 if `--timeout` ran out while the job is still live (neither success nor failure).
 
 The job reports no step, so progress comes from the metric series: the last logged step, and the
 live step after it while running.
@@ -16,13 +17,15 @@ from tunifolk import metrics as job_metrics
 from tunifolk import operations as ops
 from tunifolk.cli import context
 from tunifolk.cli.context import PROBLEM
+from tunifolk.errors import STILL_RUNNING
 from tunifolk.job.limits import FAILED_STATES, TERMINAL_STATES
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
     p = subcommands.add_parser(
         "watch",
-        help="poll until the job ends, with a progress bar (exit 1 if it failed or was cancelled)",
+        help="poll until the job ends, with a progress bar (exit 1 if it failed or was cancelled, "
+        "3 if --timeout ran out first)",
     )
     context.add_job_options(p)
     p.add_argument(
@@ -35,7 +38,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         "--timeout",
         type=context.positive_seconds("--timeout", zero=True),
         default=0.0,
-        help="give up after this many seconds (0: never)",
+        help="give up after this many seconds (0: never); giving up on a live job exits 3",
     )
     p.set_defaults(func=run)
 
@@ -73,8 +76,11 @@ def run(args: argparse.Namespace) -> int:
             if job.get("state") in TERMINAL_STATES:
                 break
             if deadline is not None and time.monotonic() > deadline:
-                out.print(f"stopped watching after {args.timeout:.0f}s; {name} is {job.get('state')}")
-                return 0
+                out.print(
+                    f"stopped watching after {args.timeout:g}s; {name} is still {job.get('state')} "
+                    f"(exit {STILL_RUNNING}): watch again, or raise --timeout"
+                )
+                return STILL_RUNNING
             time.sleep(args.interval)
     out.print(f"{name} ended {job.get('state')}")
     if job.get("state") in FAILED_STATES:
