@@ -41,6 +41,7 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
+from tunifolk import invoker
 from tunifolk import metrics as job_metrics
 from tunifolk import operations as ops
 from tunifolk.errors import JobFailed, RewardRefused, TunifolkError, VertexError
@@ -67,8 +68,8 @@ class RlftTuningJobProvider(ResourceProvider):
         *,
         poll_seconds: float = 15.0,
         max_poll_seconds: float = 300.0,
-        permission_retry_seconds: float = 600.0,
-        permission_retry_interval: float = 30.0,
+        permission_retry_seconds: float = invoker.permission_retry_seconds(),
+        permission_retry_interval: float = invoker.PERMISSION_RETRY_INTERVAL_S,
         delete_timeout_seconds: float = 1800.0,
         create_attempts: int = 3,
     ) -> None:

@@ -247,7 +247,8 @@ class LocalStack:
 
 def _is_scorer(pid: int) -> bool:
     try:
-        return b"scorer" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        return b"scorer" in args or b"tunifolk.standin.front" in args
     except OSError:
         return False
 

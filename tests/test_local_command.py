@@ -40,6 +40,7 @@ def test_env_prints_the_offline_settings(tmp_path: Path) -> None:
         "PULUMI_SKIP_UPDATE_CHECK",
         "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION",
         "TUNIFOLK_VERTEX_ENDPOINT",
+        "TUNIFOLK_TIME_SCALE",
     }
     first = Path(env["PATH"].split(":")[0])
     assert (first / "pulumi-resource-gcp").exists() and first.name == "bin"
@@ -61,7 +62,11 @@ def test_start_and_stop_are_idempotent(tmp_path: Path) -> None:
         again = stack.tunifolk("local", "start", "--port", "0")
         assert f"emulator already running at {url}" in again.stdout
         assert (tmp_path / "local" / "emulator.pid").read_text().strip() == pid
-        assert _exports(stack.tunifolk("local", "env").stdout)["TUNIFOLK_VERTEX_ENDPOINT"] == url
+        exported = _exports(stack.tunifolk("local", "env").stdout)
+        assert exported["TUNIFOLK_VERTEX_ENDPOINT"] == url
+        assert exported["TUNIFOLK_TIME_SCALE"] == "0.01"  # the local default, as `local start` recorded it
+        other = stack.tunifolk("local", "start", "--port", "0", "--time-scale", "0.5", check=False)
+        assert other.code == 1 and "local stop, then local start --time-scale 0.5" in other.stderr
     finally:
         stopped = stack.tunifolk("local", "stop")
     assert "stopped emulator" in stopped.stdout

@@ -227,7 +227,8 @@ def test_cloud_run_service_is_a_real_scorer(gcp: Provider) -> None:
     )
     assert service_id == f"projects/{PROJECT}/locations/us-central1/services/{service['name']}"
     assert service["latestReadyRevision"].startswith(f"{service_id}/revisions/{service['name']}-00001-")
-    assert requests.get(f"{service['uri']}/healthz", timeout=5).status_code == 200
+    # A private service: Cloud Run's front refuses a call without a grant (tests/test_invoker.py).
+    assert requests.get(f"{service['uri']}/healthz", timeout=5).status_code == 403
     member = {
         "location": "us-central1",
         "name": service["name"],
@@ -241,8 +242,10 @@ def test_cloud_run_service_is_a_real_scorer(gcp: Provider) -> None:
     assert updated["uri"] == service["uri"] and updated["generation"] == "2"
 
     cloudrun.stop(gcp.state, service_id)  # scaled to zero: a read brings it back on the same URL
+    assert cloudrun.running(gcp.state) == []
     gcp.read(RUN, service_id)
-    assert requests.get(f"{service['uri']}/healthz", timeout=5).status_code == 200
+    assert len(cloudrun.running(gcp.state)) == 2  # the scorer and its front
+    assert requests.get(f"{service['uri']}/healthz", timeout=5).status_code == 403
 
     gcp.delete(RUN_MEMBER, grant_id)
     gcp.delete(RUN, service_id)

@@ -70,7 +70,9 @@ def validate_until_granted(
 ) -> dict[str, Any]:
     """Validate; refuse (RewardRefused) unless the verdict finds no problem. A permission error is
     retried for `retry_seconds`: a fresh run.invoker grant takes minutes to apply (docs/vertex.md,
-    edge 19)."""
+    edge 19; tunifolk.invoker). Both waits run at the client's time scale (1 against Google; the
+    local stack's factor against the emulator, whose Vertex and IAM delays run as fast)."""
+    retry_seconds, interval = retry_seconds * client.time_scale, interval * client.time_scale
     deadline = time.monotonic() + retry_seconds
     while True:
         response, problems = validate_once(client, inputs)
@@ -79,7 +81,7 @@ def validate_until_granted(
         if any(p.is_permission_error for p in problems) and time.monotonic() < deadline:
             say(
                 "reward validation hit a permission error (a fresh run.invoker grant can take minutes "
-                f"to apply); retrying in {interval:.0f}s"
+                f"to apply); retrying in {interval:.1f}s"
             )
             time.sleep(interval)
             continue

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import uvicorn
 
+from tunifolk.invoker import TIME_SCALE_ENV, time_scale
+
 from .app import Emulator
 from .faults import FaultConfig
 from .jobs import JobSettings
@@ -33,6 +35,13 @@ def _rate(text: str) -> float:
     value = float(text)
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError("a rate must be in [0, 1]")
+    return value
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("a time scale must be above 0")
     return value
 
 
@@ -99,10 +108,14 @@ def parser() -> argparse.ArgumentParser:
         f"{' and '.join(TUNING_LOCATIONS)}, every other model 404s (e.g. gemini-3-pro-preview)",
     )
     s.add_argument(
+        "--time-scale",
         "--backoff-scale",
-        type=float,
-        default=0.01,
-        help="factor on the Cloud Run retry backoff of 2, 4, 8, 16, 32 s (1 = real time)",
+        dest="time_scale",
+        type=_positive,
+        default=time_scale(),
+        help="factor on Google's delays as the local stack models them: Vertex's Cloud Run retry backoff "
+        "of 2, 4, 8, 16, 32 s (1 = real time); the gcp stand-in scales IAM propagation by the same "
+        f"factor ({TIME_SCALE_ENV}, which sets the default; --backoff-scale is its old name)",
     )
     s.add_argument("--reward-timeout", type=float, default=30.0, help="seconds per Cloud Run reward request")
     s.add_argument(
@@ -223,7 +236,7 @@ def options(args: argparse.Namespace) -> Options:
             create_fault=args.create_fault,
         ),
         rewards=RewardSettings(
-            backoff_scale=args.backoff_scale,
+            time_scale=args.time_scale,
             timeout_s=args.reward_timeout,
             judges=judges(args.judge_models),
             allow_code_execution=args.allow_code_execution,

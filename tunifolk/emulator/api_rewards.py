@@ -19,6 +19,7 @@ from starlette.responses import Response
 
 from . import checks, code_execution, policy, protojson
 from .responses import LOCATION, ApiError, RouteSpec, checked, json_response, read_body
+from .rewards import caller_of
 from .serving import generate_response
 from .state import State
 
@@ -35,7 +36,7 @@ class RewardValidation:
             ("POST", LOCATION + r"/publishers/google/models/(?P<m>[^/:]+):generateContent", self.judge, True),
         ]
 
-    async def validate(self, request: Request, l: str, **_: Any) -> Response:  # noqa: E741
+    async def validate(self, request: Request, p: str, l: str, **_: Any) -> Response:  # noqa: E741
         body = await read_body(request)
         try:
             body, rewards = checks.validate_request(body, l)
@@ -43,9 +44,13 @@ class RewardValidation:
             raise ApiError(400, str(e)) from None
         code_execution.refuse_unless_allowed(rewards, self.state.options.rewards.allow_code_execution)
         metadata = {"step": 0, "tuning_job_id": "0"}
+        # The request names no service account: the project's tuning agent calls (tunifolk.invoker).
+        caller = caller_of(p)
         outs = await asyncio.gather(
             *(
-                self.state.caller.score(cfg, body["example"], body["sampleResponse"], metadata, l)
+                self.state.caller.score(
+                    cfg, body["example"], body["sampleResponse"], metadata, l, identity=caller
+                )
                 for cfg, _ in rewards
             )
         )

@@ -35,7 +35,7 @@ from .limits import (
     VALIDATION_SPLIT_SHARE,
 )
 from .metrics import MetricsStore
-from .rewards import Outcome, RewardCaller, kind_of
+from .rewards import Outcome, RewardCaller, caller_of, kind_of
 from .serving import Serving
 
 
@@ -274,8 +274,11 @@ class Lifecycle:
             ex = rng.choice(examples)
             samples.append((ex, policy.generate(rng, progress, s.scenario, ex.get("references"), thinking)))
         metadata = {"step": step, "tuning_job_id": job.id}
+        caller = caller_of(job.project, job.body.get("serviceAccount"))
         coros = [
-            self.caller.score(cfg, ex, poem.content(), metadata, job.location, fail_rng, s.reward_fail_rate)
+            self.caller.score(
+                cfg, ex, poem.content(), metadata, job.location, fail_rng, s.reward_fail_rate, caller
+            )
             for cfg, _ in job.rewards
             for ex, poem in samples
         ]

@@ -2,10 +2,12 @@
 
 Used both by `tuningJobs:validateReinforcementTuningReward` and by every training step. The rules
 follow the service as documented and as the seed observed:
-- Cloud Run: one POST per (example, response) with `{"example", "response", "metadata"}` and a
-  bearer token; any transport error or non-200 is retried after 2, 4, 8, 16, 32 s (times
-  `backoff_scale`), then the reward is NaN (an RPC error). A 200 without a numeric `reward` is an
-  invalid response: NaN, not retried.
+- Cloud Run: one POST per (example, response) with `{"example", "response", "metadata"}` and an
+  identity token naming the caller (`tunifolk.invoker`: the tuning agent, or the job's
+  `serviceAccount`), which the stand-in's Cloud Run checks against the service's invoker grants; any
+  transport error or non-200 (a 403 while a grant propagates) is retried after 2, 4, 8, 16, 32 s
+  (times the local `time_scale`), then the reward is NaN (an RPC error; PERMISSION_DENIED after a
+  401/403). A 200 without a numeric `reward` is an invalid response: NaN, not retried.
 - Autorater: `autoraterConfig.autoraterModel` missing → "Missing autorater model in the
   autorater_config" and NaN; a bare model name → an internal error for that reward; a judge that
   is not available in its region → NOT_FOUND. The judge itself is `policy.judge_score`, no LLM.
@@ -29,10 +31,13 @@ from typing import Any
 import httpx
 import orjson
 
+from tunifolk.invoker import LOCAL_TIME_SCALE, REWARD_BACKOFF_S, fake_id_token, tune_agent
+from tunifolk.job.names import local_project_number
+
 from . import code_execution, policy, protojson
 from .limits import DEFAULT_SAMPLING_COUNT, SAMPLING_COUNT_RANGE
 
-BACKOFF_S = (2.0, 4.0, 8.0, 16.0, 32.0)
+BACKOFF_S = REWARD_BACKOFF_S
 PUBLISHER_MODEL = re.compile(r"^projects/([^/]+)/locations/([^/]+)/publishers/([^/]+)/models/([^/]+)$")
 ENDPOINT_MODEL = re.compile(r"^projects/([^/]+)/locations/([^/]+)/endpoints/([^/]+)$")
 
@@ -62,13 +67,21 @@ class Outcome:
 class RewardSettings:
     """Command-line knobs for reward calls."""
 
-    backoff_scale: float = 0.01
+    #: Factor on every modelled delay (`--time-scale`): the retry backoff here, as the stand-in's
+    #: IAM propagation and the provider's waits for it (`tunifolk.invoker`).
+    time_scale: float = LOCAL_TIME_SCALE
     timeout_s: float = 30.0
     judges: dict[str, set[str]] = field(default_factory=dict)
-    token: str = "emulator-fake-token"
     #: Whether request code (`codeExecutionRewardScorer`) may run at all (`--allow-code-execution`).
     allow_code_execution: bool = False
     code_timeout_s: float = 5.0
+
+
+def caller_of(project: str, service_account: str | None = None) -> str:
+    """Whom Vertex calls a Cloud Run reward as: the job's `serviceAccount` when it sets one (the
+    identity its workload runs as; that it also calls the reward is UNCONFIRMED), else the project's
+    Secure Fine-Tuning Service Agent, named by the project's number as Google names agents."""
+    return service_account or tune_agent(local_project_number(project))
 
 
 def kind_of(cfg: dict[str, Any]) -> str:
@@ -132,15 +145,17 @@ class RewardCaller:
         location: str,
         fail_rng: random.Random | None = None,
         fail_rate: float = 0.0,
+        identity: str = "",
     ) -> Outcome:
-        """Run one reward on one response; never raises (errors become NaN outcomes)."""
+        """Run one reward on one response as `identity` (the email a Cloud Run reward is called as);
+        never raises (errors become NaN outcomes)."""
         t0 = time.perf_counter()
         parsed = parse_response(cfg, content)
         kind = kind_of(cfg)
         try:
             if kind == "cloud_run":
                 forced_failure = fail_rng is not None and fail_rng.random() < fail_rate
-                out = await self._cloud_run(cfg, example, parsed, metadata, forced_failure)
+                out = await self._cloud_run(cfg, example, parsed, metadata, forced_failure, identity)
             elif kind == "autorater":
                 out = self._autorater(cfg, example, parsed, location)
             elif kind == "string_match":
@@ -164,15 +179,17 @@ class RewardCaller:
         parsed: dict[str, Any],
         metadata: dict[str, Any],
         forced_failure: bool,
+        identity: str,
     ) -> Outcome:
         uri = cfg["cloudRunRewardScorer"]["cloudRunUri"]
         body = {"example": example, "response": parsed, "metadata": metadata}
         payload = orjson.dumps(body)
-        headers = {"Authorization": f"Bearer {self.settings.token}", "Content-Type": "application/json"}
+        token = fake_id_token(identity or "unknown-caller", uri)
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
         last = "no attempt"
         for attempt in range(len(BACKOFF_S) + 1):
             if attempt:
-                await asyncio.sleep(BACKOFF_S[attempt - 1] * self.settings.backoff_scale)
+                await asyncio.sleep(BACKOFF_S[attempt - 1] * self.settings.time_scale)
             entry: dict[str, Any] = {
                 "uri": uri,
                 "attempt": attempt + 1,
@@ -219,8 +236,9 @@ class RewardCaller:
                 rpc_error=True,
                 error=(
                     PERMISSION_DENIED,
-                    f"Permission denied calling the Cloud Run reward service {uri} ({last}): the tuning "
-                    "service agent needs roles/run.invoker on it",
+                    f"Permission denied calling the Cloud Run reward service {uri} ({last}) as "
+                    f"{identity or 'an unknown caller'}: it needs roles/run.invoker on the service (a "
+                    "fresh grant takes minutes to apply)",
                 ),
             )
         return Outcome(

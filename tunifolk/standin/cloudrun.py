@@ -1,9 +1,11 @@
-"""Cloud Run services of the stand-in: each one is a real reward scorer (`python -m scorer`) on a
-loopback port that the service keeps for its whole life.
+"""Cloud Run services of the stand-in: each one is a real reward scorer (`python -m scorer`) behind
+Cloud Run's front end (`front.py`: the invoker IAM check, then a proxy), the front on a loopback port
+that the service keeps for its whole life, the scorer on a port of its own chosen at each start.
 
-The Pulumi engine starts the plugin for one command and kills it afterwards, so a scorer is started
-in its own session (it outlives the plugin) with its pid in `<state>/run/<service>.pid` and its log
-beside it. The port is part of the service's record, because the service's `uri` is an output other
+The Pulumi engine starts the plugin for one command and kills it afterwards, so the scorer and its
+front are started in their own sessions (they outlive the plugin), with their pids in
+`<state>/run/scorer-<key>.pid` and `front-<key>.pid` and their logs beside them. The front's port is
+part of the service's record, because the service's `uri` is an output other
 resources depend on (the tuning job's reward): a scorer that has stopped (a reboot, `tunifolk local
 stop`) is started again on the same port by the next call that touches the service, or by
 `tunifolk local start` — as Cloud Run scales a service up from zero at the same URL.
@@ -20,12 +22,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import requests
 
 from tunifolk.standin import ROOT
 
 SCORER_MODULE = "scorer"
+FRONT_MODULE = "tunifolk.standin.front"
+START_TIMEOUT_S = 30.0
 
 
 def free_port() -> int:
@@ -34,28 +39,33 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _files(state: Path, service_id: str) -> tuple[Path, Path]:
+def _files(state: Path, service_id: str, role: str = "scorer") -> tuple[Path, Path]:
+    """The pid file and log of the service's scorer (`role` "scorer") or of its front ("front")."""
     key = hashlib.sha1(service_id.encode()).hexdigest()[:16]
     run = state / "run"
-    return run / f"scorer-{key}.pid", run / f"scorer-{key}.log"
+    return run / f"{role}-{key}.pid", run / f"{role}-{key}.log"
 
 
-def _our_scorer(pid: int) -> bool:
-    """The pid is alive and is a scorer (not a recycled pid of some other program)."""
+def _ours(pid: int, module: str = SCORER_MODULE) -> bool:
+    """The pid is alive and runs `python -m module` (not a recycled pid of some other program)."""
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return b"-m" in cmdline and SCORER_MODULE.encode() in cmdline
+    return b"-m" in cmdline and module.encode() in cmdline
 
 
-def _pid(state: Path, service_id: str) -> int | None:
-    pid_file, _ = _files(state, service_id)
+def _our_scorer(pid: int) -> bool:
+    return _ours(pid, SCORER_MODULE) or _ours(pid, FRONT_MODULE)
+
+
+def _pid(state: Path, service_id: str, role: str = "scorer") -> int | None:
+    pid_file, _ = _files(state, service_id, role)
     try:
         pid = int(pid_file.read_text().strip())
     except (OSError, ValueError):
         return None
-    return pid if _our_scorer(pid) else None
+    return pid if _ours(pid, FRONT_MODULE if role == "front" else SCORER_MODULE) else None
 
 
 def healthy(port: int) -> bool:
@@ -65,47 +75,60 @@ def healthy(port: int) -> bool:
         return False
 
 
-def ensure(state: Path, service_id: str, port: int, timeout: float = 30.0) -> None:
-    """Make the service's scorer answer on `port`, starting it if it is not running."""
-    if _pid(state, service_id) is not None and healthy(port):
-        return
-    stop(state, service_id)
-    pid_file, log = _files(state, service_id)
+def answers(port: int) -> bool:
+    """Something answers HTTP on the port (the front refuses an untokened /healthz: still an answer)."""
+    try:
+        requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+    except requests.RequestException:
+        return False
+    return True
+
+
+def _start(
+    state: Path, service_id: str, role: str, command: list[str], env: dict[str, str], ready: Any
+) -> None:
+    """Start one process of the service in its own session and wait until `ready()` holds."""
+    pid_file, log = _files(state, service_id, role)
     pid_file.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", SCORER_MODULE],
+            [sys.executable, "-m", *command],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
-            env={**os.environ, "PORT": str(port), "HOST": "127.0.0.1"},
+            env={**os.environ, **env},
             start_new_session=True,  # outlives the plugin, which the engine kills after each command
         )
     pid_file.write_text(f"{proc.pid}\n")
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:]
             raise RuntimeError(
-                f"the scorer for {service_id} exited with {proc.returncode} on port {port}"
+                f"the {role} for {service_id} exited with {proc.returncode}"
                 + (f": {tail[0]}" if tail else "")
             )
-        if healthy(port):
+        if ready():
             return
         time.sleep(0.1)
-    raise RuntimeError(
-        f"the scorer for {service_id} did not answer /healthz on port {port} in {timeout:.0f}s"
-    )
+    raise RuntimeError(f"the {role} for {service_id} did not answer in {START_TIMEOUT_S:.0f}s")
 
 
-def stop(state: Path, service_id: str) -> bool:
-    """Stop the service's scorer if it runs; True if one was stopped."""
-    pid = _pid(state, service_id)
-    pid_file, _ = _files(state, service_id)
-    if pid is None:
-        pid_file.unlink(missing_ok=True)
-        return False
+def ensure(state: Path, service_id: str, port: int) -> None:
+    """Make the service answer on `port`: its scorer on a port of its own, its front on `port`,
+    starting both if either is not running."""
+    if _pid(state, service_id) is not None and _pid(state, service_id, "front") is not None and answers(port):
+        return
+    stop(state, service_id)
+    upstream = free_port()
+    scorer_env = {"PORT": str(upstream), "HOST": "127.0.0.1"}
+    _start(state, service_id, "scorer", [SCORER_MODULE], scorer_env, lambda: healthy(upstream))
+    front = [FRONT_MODULE, "--state", str(state), "--service", service_id, "--port", str(port)]
+    _start(state, service_id, "front", [*front, "--upstream", str(upstream)], {}, lambda: answers(port))
+
+
+def _stop_pid(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + 10
@@ -116,14 +139,24 @@ def stop(state: Path, service_id: str) -> bool:
     if _our_scorer(pid):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-    pid_file.unlink(missing_ok=True)
-    return True
+
+
+def stop(state: Path, service_id: str) -> bool:
+    """Stop the service's front and scorer if they run; True if one was stopped."""
+    stopped = False
+    for role in ("front", "scorer"):
+        pid = _pid(state, service_id, role)
+        if pid is not None:
+            _stop_pid(pid)
+            stopped = True
+        _files(state, service_id, role)[0].unlink(missing_ok=True)
+    return stopped
 
 
 def running(state: Path) -> list[int]:
-    """Pids of every scorer this state directory has started that still runs."""
+    """Pids of every scorer and front this state directory has started that still runs."""
     pids = []
-    for pid_file in sorted((state / "run").glob("scorer-*.pid")):
+    for pid_file in sorted([*(state / "run").glob("scorer-*.pid"), *(state / "run").glob("front-*.pid")]):
         try:
             pid = int(pid_file.read_text().strip())
         except (OSError, ValueError):

@@ -11,7 +11,7 @@ import uuid
 from typing import Any
 
 from tunifolk.job.wire import UNKNOWN
-from tunifolk.standin import cloudrun
+from tunifolk.standin import cloudrun, front
 from tunifolk.standin.kind import (
     Context,
     IamMemberKind,
@@ -131,9 +131,11 @@ class CloudRunService(Kind):
                 f"({record.id})"
             )
         cloudrun.stop(ctx.state, record.id)
-        for grant in ctx.store.all(ServiceIamMember.token):
-            if grant.inputs.get("name") in (record.id, record.inputs["name"]):
-                ctx.store.delete(ServiceIamMember.token, grant.id)  # a service's policy goes with it
+        for token in (ServiceIamMember.token, ServiceIamPolicy.token):
+            for grant in ctx.store.all(token):
+                if grant.inputs.get("name") in (record.id, record.inputs["name"]):
+                    ctx.store.delete(token, grant.id)  # a service's policy goes with it
+                    front.forget_grant(ctx.state, grant.id)
 
 
 def port_of(uri: str) -> int:
@@ -167,6 +169,16 @@ class ServiceIamMember(IamMemberKind):
                 f"googleapi: Error 404: Resource '{inputs['name']}' of kind 'SERVICE' in region "
                 f"'{inputs['location']}' in project '{inputs['project']}' does not exist., notFound"
             )
+
+    def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+        """The grant is written now and applies after IAM's propagation delay (front.py checks it)."""
+        front.stamp_grant(ctx.state, self.id_of(ctx, inputs))
+
+    def on_update(self, ctx: Context, record: Record, news: dict[str, Any], outputs: dict[str, Any]) -> None:
+        front.stamp_grant(ctx.state, record.id)
+
+    def before_delete(self, ctx: Context, record: Record) -> None:
+        front.forget_grant(ctx.state, record.id)
 
 
 class ServiceIamPolicy(ServiceIamMember):

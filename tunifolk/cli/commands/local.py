@@ -35,6 +35,7 @@ import requests
 from tunifolk import standin
 from tunifolk.cli.context import ROOT, help_for
 from tunifolk.errors import PROBLEM, USAGE, ConfigError, TunifolkError
+from tunifolk.invoker import LOCAL_TIME_SCALE, TIME_SCALE_ENV, time_scale
 from tunifolk.project_state import DEFAULT_ENABLE_SECONDS, ProjectState
 from tunifolk.standin import cloudrun
 from tunifolk.standin.run_service import CloudRunService
@@ -46,6 +47,7 @@ ENGINE_ENV = "TUNIFOLK_ENGINE_DIR"
 LOCAL_ENV = "TUNIFOLK_LOCAL_DIR"
 DEFAULT_PORT = 8090
 DEFAULT_STEP_SECONDS = 0.02
+TIME_SCALE_FILE = "time-scale"
 OFFLINE = {
     "PULUMI_CONFIG_PASSPHRASE": "",  # the local stack holds no secrets; an empty passphrase is accepted
     "PULUMI_SKIP_UPDATE_CHECK": "true",
@@ -111,6 +113,14 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         default=DEFAULT_STEP_SECONDS,
         help=f"emulated seconds per training step (default {DEFAULT_STEP_SECONDS}: the local stack's "
         "156 steps take seconds)",
+    )
+    start.add_argument(
+        "--time-scale",
+        type=float,
+        default=None,
+        help=f"factor on Google's modelled delays (Vertex's reward retries, IAM propagation, the provider's "
+        f"waits for them): 1 is Google's pace; default {TIME_SCALE_ENV} or {LOCAL_TIME_SCALE} (`local env` "
+        "exports it for the engine's plugins)",
     )
     start.add_argument(
         "--emulator-arg",
@@ -181,6 +191,14 @@ def emulator_url() -> str:
         ) from None
 
 
+def recorded_time_scale() -> float:
+    """The time scale `local start` recorded (else `TUNIFOLK_TIME_SCALE` or the local default)."""
+    try:
+        return time_scale({TIME_SCALE_ENV: (local_dir() / TIME_SCALE_FILE).read_text().strip()})
+    except OSError:
+        return time_scale()
+
+
 def environment() -> dict[str, str]:
     """The variables `local env` prints, with their values."""
     path = os.environ.get("PATH", "")
@@ -193,6 +211,7 @@ def environment() -> dict[str, str]:
         "PULUMI_BACKEND_URL": f"file://{backend}",
         **OFFLINE,
         ENDPOINT_ENV: emulator_url(),
+        TIME_SCALE_ENV: f"{recorded_time_scale():g}",
     }
 
 
@@ -313,7 +332,17 @@ def start_servers(args: argparse.Namespace) -> int:
         raise LocalError(f"--step-seconds {args.step_seconds}: give a number of seconds >= 0", USAGE)
     if args.fresh_project:
         make_fresh(args.api_enable_seconds)
-    url, started = start_emulator(port, args.step_seconds, args.emulator_arg)
+    scale = time_scale() if args.time_scale is None else args.time_scale
+    if scale <= 0:
+        raise LocalError(f"--time-scale {args.time_scale}: give a factor above 0 (1 is Google's pace)", USAGE)
+    url, started = start_emulator(port, args.step_seconds, [f"--time-scale={scale:g}", *args.emulator_arg])
+    if started:  # what `local env` exports to the engine's plugins: the emulator's own scale
+        (local_dir() / TIME_SCALE_FILE).write_text(f"{scale:g}\n")
+    elif args.time_scale is not None and f"{scale:g}" != f"{recorded_time_scale():g}":
+        raise LocalError(
+            f"the emulator already runs at time scale {recorded_time_scale():g}: run python -m tunifolk "
+            f"local stop, then local start --time-scale {scale:g}"
+        )
     print(f"emulator {'started' if started else 'already running'} at {url} (gs:// in {standin.gcs_dir()})")
     for service, port in cloud_run_services():
         try:
