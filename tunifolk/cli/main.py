@@ -26,6 +26,8 @@ COMMANDS: tuple[str, ...] = (
     "status",
     "watch",
     "sample",
+    "rollouts",
+    "replay",
     "estimate",
     "demo",
     "dataset",

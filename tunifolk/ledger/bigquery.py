@@ -138,9 +138,15 @@ class LedgerReader:
             page = self.client.request("GET", f"{self.base}/{job}", params=params_q)
 
     def rollouts(
-        self, job: str, step: int | None = None, form: str | None = None, shard: tuple[int, int] | None = None
+        self,
+        job: str,
+        step: int | None = None,
+        form: str | None = None,
+        shard: tuple[int, int] | None = None,
+        steps: tuple[int, int] | None = None,
     ) -> list[Rollout]:
-        """The job's records (one step, one form, one shard of steps when asked), in step order."""
+        """The job's records (one step, a range of steps, one form, one shard of steps (i of N) when
+        asked), in step order."""
         where, params = ["jsonPayload.job_id = ?"], [job]
         if step is not None:
             where.append("jsonPayload.step = ?")
@@ -148,6 +154,9 @@ class LedgerReader:
         if form:
             where.append("jsonPayload.references.form = ?")
             params.append(form)
+        if steps is not None:
+            where.append("jsonPayload.step BETWEEN ? AND ?")
+            params += [steps[0], steps[1]]
         if shard is not None:
             where.append("MOD(jsonPayload.step, ?) = ?")
             params += [shard[1], shard[0]]

@@ -19,6 +19,7 @@ from pathlib import Path
 from tunifolk.cli import context, local
 from tunifolk.cli.context import PROBLEM, ROOT
 from tunifolk.errors import TunifolkError
+from tunifolk.standin.bigquery import DIRS_ENV
 from tunifolk.vertex import ENDPOINT_ENV, VertexClient
 
 BUCKET = "tunifolk-demo"
@@ -57,9 +58,14 @@ def run(args: argparse.Namespace) -> int:
     shutil.rmtree(gcs, ignore_errors=True)
     train_uri, validation_uri = stage_dataset(gcs, args.stack)
     emulator_args = ("--step-seconds", str(args.step_seconds), "--gcs-dir", str(gcs))
+    ledger_dir = args.out / "ledger"  # the scorer's stdout, as Cloud Run hands it to Cloud Logging
+    shutil.rmtree(ledger_dir, ignore_errors=True)
     previous = os.environ.get(ENDPOINT_ENV)
     try:
-        with local.emulator(*emulator_args, quiet=True) as vertex, local.scorer(quiet=True) as scorer_uri:
+        with (
+            local.emulator(*emulator_args, quiet=True, env={DIRS_ENV: str(ledger_dir)}) as vertex,
+            local.scorer(quiet=True, stdout=ledger_dir / "scorer.stdout") as scorer_uri,
+        ):
             os.environ[ENDPOINT_ENV] = vertex
             out.rule(f"emulator {vertex} · scorer {scorer_uri}")
             where = ["--stack", args.stack, "--project", PROJECT]

@@ -1,0 +1,140 @@
+"""`tunifolk rollouts`: the samples behind a step, each with its reward, sub-scores and reason.
+
+Reads the rollout ledger (every rollout the scorer saw, tunifolk/ledger/) through BigQuery's
+`jobs.query`: on Google from the stack's log-sink dataset, locally from the emulator's stand-in.
+Without `--step` or `--last` it prints one line per step (how many samples, the reward's spread);
+with one, the step's samples in a table, and the texts of the K worst or best with `--worst/--best`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+
+from rich.panel import Panel
+from rich.table import Table
+
+from tunifolk.cli import context
+from tunifolk.errors import PROBLEM, TunifolkError
+from tunifolk.ledger import names
+from tunifolk.ledger.bigquery import LedgerReader, Rollout
+
+SHOWN_SUBSCORES = 4
+"""Sub-scores a table row shows: the weakest, which say why a reward is low."""
+
+
+def register(subcommands: argparse._SubParsersAction) -> None:
+    p = subcommands.add_parser(
+        "rollouts",
+        help="the samples of a step from the rollout ledger: reward, sub-scores, reason, texts",
+        description="Read the rollout ledger (BigQuery, the log sink's dataset). Without --step/--last: "
+        "one line per step. With one: the step's samples with reward, sub-scores and reason, and the "
+        "texts of the K worst or best (--worst/--best). --json prints one JSON object per rollout.",
+    )
+    add_ledger_options(p)
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--step", type=int, help="the training step to show")
+    which.add_argument("--last", action="store_true", help="the last step the ledger holds")
+    p.add_argument("--form", help="only samples of this form (references.form)")
+    rank = p.add_mutually_exclusive_group()
+    rank.add_argument("--worst", type=context.count("--worst"), metavar="K", help="the K lowest rewards")
+    rank.add_argument("--best", type=context.count("--best"), metavar="K", help="the K highest rewards")
+    p.add_argument("--json", action="store_true", help="one JSON object per rollout, one per line")
+    p.set_defaults(func=run)
+
+
+def add_ledger_options(p: argparse.ArgumentParser) -> None:
+    """--job and the stack options, and where the ledger is."""
+    context.add_job_options(p)
+    p.add_argument(
+        "--dataset", default=names.DATASET, help=f"the ledger's BigQuery dataset (default {names.DATASET})"
+    )
+
+
+def open_ledger(args: argparse.Namespace) -> tuple[LedgerReader, str]:
+    """(a reader of the job's project's ledger, the job's id as the scorer records it)."""
+    name = context.job_name(args)
+    project = args.project or name.split("/")[1]
+    return LedgerReader(project, args.dataset, client=context.client()), name.rsplit("/", 1)[1]
+
+
+def run(args: argparse.Namespace) -> int:
+    reader, job = open_ledger(args)
+    out = context.console()
+    step = args.step
+    if args.last:
+        steps = reader.steps(job)
+        if not steps:
+            raise NoRecords(job)
+        step = steps[-1][0]
+    if step is None and not args.json and not (args.worst or args.best):
+        return _per_step(reader, job, args.form)
+    rows = reader.rollouts(job, step=step, form=args.form)
+    if not rows:
+        raise NoRecords(job, step, args.form)
+    rows.sort(key=lambda r: r.reward)
+    if args.worst:
+        rows = rows[: args.worst]
+    elif args.best:
+        rows = rows[::-1][: args.best]
+    if args.json:
+        for r in rows:
+            print(json.dumps(r.as_json(), ensure_ascii=False))
+        return 0
+    title = f"job {job} · step {step}" + (f" · {args.form}" if args.form else "")
+    out.print(samples_table(rows, title))
+    if args.worst or args.best:
+        for i, r in enumerate(rows, 1):
+            head = f"{'worst' if args.worst else 'best'} {i} · reward {r.reward:+.3f} · {r.form}"
+            out.print(Panel(r.response, title=head, subtitle=r.reason[:100], expand=False))
+    return 0
+
+
+def samples_table(rows: list[Rollout], title: str) -> Table:
+    """One row per sample: reward, form, the weakest sub-scores and the reason."""
+    table = Table(title=title, title_justify="left")
+    for col, kw in (("#", {"justify": "right"}), ("reward", {"justify": "right"}), ("form", {}),
+                    ("weakest sub-scores", {}), ("reason", {"overflow": "fold"})):  # fmt: skip
+        table.add_column(col, **kw)
+    for i, r in enumerate(rows, 1):
+        weak = sorted((v, k) for k, v in r.subscores.items() if not k.startswith("p_") and k != "quality")
+        pens = [f"{k}={v:.2f}" for k, v in r.subscores.items() if k.startswith("p_")]
+        shown = [f"{k}={v:.2f}" for v, k in weak[:SHOWN_SUBSCORES]] + pens[:2]
+        colour = "green" if r.reward > 0.3 else "red" if r.reward < -0.3 else "yellow"
+        table.add_row(str(i), f"[{colour}]{r.reward:+.3f}[/]", r.form, " ".join(shown), r.reason)
+    return table
+
+
+def _per_step(reader: LedgerReader, job: str, form: str | None) -> int:
+    rows = reader.rollouts(job, form=form)
+    if not rows:
+        raise NoRecords(job, None, form)
+    by_step: dict[int, list[float]] = {}
+    for r in rows:
+        by_step.setdefault(r.step, []).append(r.reward)
+    table = Table(title=f"job {job}: {len(rows)} rollouts in {len(by_step)} steps", title_justify="left")
+    for col in ("step", "samples", "mean", "min", "max", "stdev"):
+        table.add_column(col, justify="right")
+    for step, rewards in sorted(by_step.items()):
+        sd = statistics.pstdev(rewards) if len(rewards) > 1 else 0.0
+        mean, low, high = statistics.fmean(rewards), min(rewards), max(rewards)
+        table.add_row(
+            str(step), str(len(rewards)), f"{mean:+.3f}", f"{low:+.3f}", f"{high:+.3f}", f"{sd:.3f}"
+        )
+    context.console().print(table)
+    return 0
+
+
+class NoRecords(TunifolkError):
+    """The ledger holds nothing for what was asked."""
+
+    def __init__(self, job: str, step: int | None = None, form: str | None = None) -> None:
+        what = (
+            f"job {job}" + (f", step {step}" if step is not None else "") + (f", form {form}" if form else "")
+        )
+        super().__init__(
+            f"the rollout ledger holds no records for {what}: check --job/--project/--dataset, or that "
+            "the job's reward is the stack's Cloud Run scorer (only it writes the ledger)"
+        )
+        self.exit_code = PROBLEM
