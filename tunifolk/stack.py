@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tunifolk import cloudrun_limits
 from tunifolk.errors import ConfigError
 from tunifolk.job import fields as F
 from tunifolk.job.field_names import Example, Input, Stack
@@ -213,7 +214,22 @@ def parse(raw: Mapping[str, Any]) -> StackConfig:
         raise ConfigError(
             f"a reward uses `cloudRun: scorer` but {F.NAMESPACE}:scorer is not set: set tunifolk:scorer.image"
         )
+    if config.scorer is not None:
+        _check_scorer_limits(config.scorer)
     return config
+
+
+def _check_scorer_limits(scorer: Any) -> None:
+    """Cloud Run's cpu/memory/concurrency limits (tunifolk/cloudrun_limits.py, the table the stand-in
+    refuses by), checked at preview: Cloud Run would refuse the service only at `up`, after the bucket
+    and the dataset were made. The scorer always runs with request-based billing (cpu_idle)."""
+    found = cloudrun_limits.refusals(scorer.cpu, scorer.memory, int(scorer.concurrency))
+    if found:
+        key = f"{F.NAMESPACE}:scorer"
+        raise ConfigError(
+            f"{key} (cpu {scorer.cpu}, memory {scorer.memory}, concurrency {scorer.concurrency}): Cloud Run "
+            f"would refuse it: {found[0].message} Set {key}.{found[0].fix}"
+        )
 
 
 def _project_file(value: Any, key: str) -> str:

@@ -10,6 +10,7 @@ import secrets
 import uuid
 from typing import Any
 
+from tunifolk import cloudrun_limits
 from tunifolk.job.wire import UNKNOWN
 from tunifolk.standin import cloudrun, front
 from tunifolk.standin.kind import (
@@ -68,6 +69,32 @@ class CloudRunService(Kind):
     def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
         return f"projects/{inputs['project']}/locations/{inputs['location']}/services/{inputs['name']}"
 
+    def refuse_limits(self, inputs: dict[str, Any]) -> None:
+        """Cloud Run's cpu, memory and concurrency limits (tunifolk/cloudrun_limits.py), refused at
+        create and update as its API refuses them (400 INVALID_ARGUMENT). Left out, cpu is 1, memory
+        512Mi and concurrency 80 (Cloud Run's defaults); `cpuIdle` is true only when `resources` is
+        left out (pulumi-gcp's schema: with `resources` set it "must be explicitly set to true")."""
+        template = inputs.get("template") or {}
+        containers = [c for c in template.get("containers") or [] if isinstance(c, dict)]
+        if not containers:
+            return
+        cpus, memories, idle = [], [], True
+        for container in containers:
+            resources = container.get("resources")
+            limits = (resources or {}).get("limits") or {}
+            cpus.append(cloudrun_limits.parse_cpu(limits.get("cpu", cloudrun_limits.DEFAULT_CPU)))
+            memories.append(limits.get("memory", cloudrun_limits.DEFAULT_MEMORY))
+            idle = idle and (resources is None or resources.get("cpuIdle") is True)
+        total = sum(c for c in cpus if c is not None) if None not in cpus else "unparsable"
+        concurrency = template.get("maxInstanceRequestConcurrency") or cloudrun_limits.DEFAULT_CONCURRENCY
+        gen2 = template.get("executionEnvironment") == "EXECUTION_ENVIRONMENT_GEN2"
+        found = cloudrun_limits.refusals(total, memories[0], int(concurrency), idle, gen2)
+        if found:
+            raise StandInError(f"googleapi: Error 400: {found[0].path}: {found[0].message}, badRequest")
+
+    def before_create(self, ctx: Context, inputs: dict[str, Any]) -> None:
+        self.refuse_limits(inputs)
+
     def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
         out = super().outputs(ctx, inputs, preview)
         out.setdefault("deletionProtection", True)  # Cloud Run v2's default in pulumi-gcp
@@ -116,6 +143,7 @@ class CloudRunService(Kind):
         return {k: outputs[k] for k in ("uid", "createTime", "uri", "urls", "creator")}
 
     def on_update(self, ctx: Context, record: Record, news: dict[str, Any], outputs: dict[str, Any]) -> None:
+        self.refuse_limits(news)
         generation = int(record.outputs.get("generation", "1")) + 1
         outputs.update(generation=str(generation), observedGeneration=str(generation))
         self._revision(ctx, news, outputs, generation, outputs["updateTime"])
