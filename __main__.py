@@ -1,9 +1,8 @@
 """The tunifolk Pulumi program: read the stack config, build the components, export the outputs."""
 
 import pulumi
-import pulumi_gcp as gcp
 
-from components.apis import EnabledApis
+from components.apis import EnabledApis, project_number
 from components.dataset import TuningDataset, TuningDatasetArgs
 from components.pipeline import TuningPipeline, TuningPipelineArgs
 from components.scorer import RewardScorer, RewardScorerArgs, account_id
@@ -11,9 +10,9 @@ from tunifolk import pulumi_config as config
 from tunifolk.agents import tuning_agent
 
 cfg = config.load()
-project = gcp.organizations.get_project_output(project_id=cfg.project)
 apis = EnabledApis("apis", cfg.project) if cfg.enable_apis else None
-after_apis = pulumi.ResourceOptions(depends_on=apis.services if apis else [])
+number = project_number(cfg.project, apis)  # after the APIs are on
+after_apis = pulumi.ResourceOptions(depends_on=apis.ready if apis else [])
 
 dataset = TuningDataset(
     "dataset",
@@ -24,7 +23,7 @@ dataset = TuningDataset(
         prefix=cfg.dataset.prefix,
         force_destroy=cfg.force_destroy_bucket,
         labels=cfg.labels,
-        reader=tuning_agent(project.number),
+        reader=tuning_agent(number),
     ),
     opts=after_apis,
 )
@@ -34,7 +33,7 @@ scorer = (
         RewardScorerArgs(
             project=cfg.project,
             region=cfg.region,
-            project_number=project.number,
+            project_number=number,
             config=cfg.scorer,
             account_id=account_id(pulumi.get_stack()),
             labels=cfg.labels,

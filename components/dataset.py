@@ -86,7 +86,8 @@ class TuningDataset(pulumi.ComponentResource):
         self, name: str, args: TuningDatasetArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("tunifolk:data:TuningDataset", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        # children wait for what the component waits for (the project's APIs and agents: __main__.py)
+        child = pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None)
         self.bucket = gcp.storage.Bucket(
             f"{name}-bucket",
             location=args.location,

@@ -47,6 +47,7 @@ class TuningPipeline(pulumi.ComponentResource):
             validation_example=args.validation_example,
         )
         depends: list[pulumi.Resource] = [args.scorer.invoker] if args.scorer else []
+        depends += list(opts.depends_on or []) if opts and isinstance(opts.depends_on, list) else []
         if args.dataset.reader_grant is not None:
             depends.append(args.dataset.reader_grant)
         self.job = RlftTuningJob(

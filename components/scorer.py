@@ -58,7 +58,8 @@ class RewardScorer(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: RewardScorerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("tunifolk:scorer:RewardScorer", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        # children wait for what the component waits for (the project's APIs and agents: __main__.py)
+        child = pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None)
         cfg = args.config
         self.service_account = gcp.serviceaccount.Account(
             f"{name}-sa",

@@ -56,6 +56,9 @@ def test_dev_stack_graph(dev) -> None:
     types = sorted(r.typ for r in resources)
     assert types == sorted(
         [
+            "tunifolk:project:EnabledApis",  # tunifolk:enableApis defaults to true (a fresh project)
+            *["gcp:projects/service:Service"] * 6,
+            "gcp:projects/serviceIdentity:ServiceIdentity",
             "tunifolk:data:TuningDataset",
             "gcp:storage/bucket:Bucket",
             "gcp:storage/bucketObject:BucketObject",
@@ -70,6 +73,26 @@ def test_dev_stack_graph(dev) -> None:
         ]
     )
     assert mocks.check_failures == []  # the wired inputs pass the provider's own check
+
+
+def test_everything_waits_for_the_apis_and_the_vertex_agents(dev) -> None:
+    """A fresh project refuses calls to a disabled API and grants to an agent Google has not created:
+    every resource outside EnabledApis, components' children included, waits for all of it."""
+    resources = dev[1]
+    services = {r.urn for r in by_type(resources, "gcp:projects/service:Service")}
+    (identity,) = by_type(resources, "gcp:projects/serviceIdentity:ServiceIdentity")
+    assert identity.inputs["service"] == "aiplatform.googleapis.com" and services <= identity.dependencies
+    own = {"tunifolk:project:EnabledApis", "gcp:projects/service:Service", identity.typ}
+    for r in resources:
+        if r.typ not in own:
+            missing = (services | {identity.urn}) - r.dependencies
+            assert not missing, f"{r.typ} {r.name} does not wait for {sorted(missing)}"
+
+
+def test_without_enable_apis_nothing_prepares_the_project() -> None:
+    _, monitor, _, _ = run_program({**stack_config("dev"), "tunifolk:enableApis": "false"})
+    types = {r.typ for r in graph(monitor)}
+    assert not types & {"tunifolk:project:EnabledApis", "gcp:projects/service:Service"}
 
 
 def test_bucket_is_private_versioned_uniform(dev) -> None:

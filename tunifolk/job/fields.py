@@ -445,7 +445,12 @@ SCORER = (
 STACK_SETTINGS: tuple[Field, ...] = (
     Field(Stack.DATASET, Kind.OBJECT, "the dataset files", required=True, children=DATASET),
     Field(Stack.SCORER, Kind.OBJECT, "the Cloud Run reward scorer", children=SCORER),
-    Field(Stack.ENABLE_APIS, Kind.BOOL, "enable the APIs the stack uses", default=False),
+    Field(
+        Stack.ENABLE_APIS,
+        Kind.BOOL,
+        "enable the APIs the stack uses and have Google create Vertex's service agents (a fresh project)",
+        default=True,
+    ),
     Field(
         Stack.FORCE_DESTROY_BUCKET,
         Kind.BOOL,
