@@ -217,12 +217,12 @@ def google_error(
     r: requests.Response, code: int, status: str | None = None, reason: str | None = None
 ) -> str:
     """Assert Google's JSON error shape (https://cloud.google.com/apis/design/errors): code, message,
-    status and, when there is a cause to name, `details` with one google.rpc.ErrorInfo whose reason is
-    `reason` (none when `reason` is None); return the message."""
+    status and maybe `details`; with `reason`, the details hold one google.rpc.ErrorInfo with that reason
+    and a domain; return the message."""
     assert r.status_code == code, (r.status_code, r.text[:500])
     assert r.headers["content-type"].startswith("application/json")
     err = r.json()["error"]
-    assert set(err) == {"code", "message", "status"} | ({"details"} if reason else set())
+    assert {"code", "message", "status"} <= set(err) <= {"code", "message", "status", "details"}
     assert err["code"] == code
     if status:
         assert err["status"] == status

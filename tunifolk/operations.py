@@ -103,6 +103,13 @@ def create_or_adopt(client: VertexClient, inputs: dict[str, Any], attempts: int 
         try:
             return client.create_tuning_job(parent, body)
         except VertexError as exc:
+            if exc.known_reason is not None and not exc.known_reason.retry:
+                # The ErrorInfo names a cause that says the job was not created and waiting will not
+                # help (e.g. RESOURCE_QUOTA_EXCEEDED: the project runs its quota of tuning jobs).
+                raise TunifolkError(
+                    f"the tuning job was not created: {exc.status} {exc.status_name} ({exc.reason}): "
+                    f"{exc.fix}"
+                ) from None
             if exc.status < 500 and exc.status != 429:
                 raise
             say(f"create was ambiguous ({exc}); looking for the job by its label (attempt {attempt})")
@@ -231,19 +238,63 @@ def cleanup(client: VertexClient, job: dict[str, Any], props: dict[str, Any]) ->
                 f"gcloud ai endpoints delete {endpoint.rsplit('/', 1)[-1]} --region={endpoint.split('/')[3]}"
             )
     if model:
-        name, whole = own_model(model, props.get(Input.PRE_TUNED_MODEL), project_aliases(job, props))
-        delete = client.delete_model if whole else client.delete_model_version
+        pre_tuned = props.get(Input.PRE_TUNED_MODEL)
+        name, whole = own_model(model, pre_tuned, project_aliases(job, props))
         try:
-            _done_unless_missing(lambda: client.wait_operation(delete(name)))
-            say(f"deleted {'model' if whole else 'model version'} {name}")
+            if whole:
+                _done_unless_missing(lambda: client.wait_operation(client.delete_model(name)))
+                say(f"deleted model {name}")
+            else:
+                parent = pre_tuned.get(PreTuned.TUNED_MODEL_NAME) if isinstance(pre_tuned, dict) else None
+                _done_unless_missing(lambda: _remove_own_version(client, name, parent))
         except (VertexError, TimeoutError, OSError) as exc:
             command = "delete" if whole else "delete-version"
             left.append(
                 f"model {name} ({exc}); remove it with: gcloud ai models {command} "
                 f"{name.rsplit('/', 1)[-1]} --region={name.split('/')[3]}"
+                + ("" if whole else _default_hint(name))
             )
     if left:
         raise LeftBehind("cleanup left these behind:\n" + "\n".join(f"  - {item}" for item in left))
+
+
+def _remove_own_version(client: VertexClient, name: str, parent: str | None) -> None:
+    """Delete this job's version `M@N` of a model that holds other runs' versions, and nothing else.
+
+    models.deleteVersion refuses two versions (aiplatform v1beta1 discovery document: "Deleting the
+    only version in the Model is not allowed. Use DeleteModel for deleting the Model instead."; and
+    Model.versionAliases: "there must be exactly one default version alias for a model"). So when
+    ours is the only version left, the model holds nothing but ours and goes whole; when ours is the
+    default (whether Vertex makes a continuous-tuning version the default is UNCONFIRMED), the default
+    alias moves first to the version the config named (`preTunedModel` with `@N`), else to the newest
+    other version, as it was before this run added its own."""
+    base, own = names.base(name), names.version(name)
+    versions = {str(v.get("versionId")): v for v in client.list_model_versions(base)}
+    if own not in versions:
+        return  # gone already
+    if set(versions) == {own}:
+        client.wait_operation(client.delete_model(base))
+        say(f"deleted model {base} (its only version, {own}, was this job's)")
+        return
+    if "default" in (versions[own].get("versionAliases") or []):
+        wanted = names.version(parent) if parent else ""
+        others = [v for v in versions if v != own]
+        target = wanted if wanted in others else max(others, key=int)
+        client.merge_version_aliases(f"{base}@{target}", ["default"])
+        say(
+            f"moved the default alias of {base} to version {target}: models.deleteVersion refuses the default"
+        )
+    client.wait_operation(client.delete_model_version(name))
+    say(f"deleted model version {name}")
+
+
+def _default_hint(name: str) -> str:
+    """What to run first when a version is refused for being the default (see `_remove_own_version`)."""
+    base = names.base(name)
+    return (
+        f" (if it is the default version, move the default first: POST "
+        f'{base}@OTHER_VERSION:mergeVersionAliases with {{"versionAliases": ["default"]}})'
+    )
 
 
 def _remove_endpoint(client: VertexClient, endpoint: str) -> None:

@@ -26,9 +26,7 @@ provider needs precise control over which calls may be retried. The client is sm
 
 from __future__ import annotations
 
-import html
 import random
-import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -41,6 +39,14 @@ import tenacity
 from tunifolk.errors import ConfigError, CredentialsError, ResourceNameError, UnreachableError, VertexError
 from tunifolk.invoker import reward_call_ceiling, time_scale
 from tunifolk.job.limits import TERMINAL_STATES
+from tunifolk.vertex_errors import (
+    ERROR_INFO,
+    RPC_CODES,
+    error_from_response,
+    error_info,
+    one_line,
+    operation_error,
+)
 from tunifolk.vertex_hosts import (
     ENDPOINT_ENV,
     carries_credentials,
@@ -57,12 +63,18 @@ from tunifolk.vertex_hosts import (
 
 __all__ = [
     "ENDPOINT_ENV",
+    "ERROR_INFO",
+    "RPC_CODES",
     "TERMINAL_STATES",
     "RetryPolicy",
     "VertexClient",
     "VertexError",
     "console_url",
+    "error_from_response",
+    "error_info",
     "location_of",
+    "one_line",
+    "operation_error",
     "serving_host",
 ]
 
@@ -71,94 +83,6 @@ SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
 BATCH_READ_LIMIT = 20  # the service's limit of time series per batchRead call
 LIST_PAGE_SIZE = 1000  # the largest page the tensorboard listings allow: fewest calls
-
-
-# --------------------------------------------------------------------------- errors
-
-
-#: google.rpc codes as the HTTP status and status name Google maps them to (an operation's `error`
-#: carries the rpc code, not an HTTP status).
-RPC_CODES = {
-    1: (499, "CANCELLED"),
-    3: (400, "INVALID_ARGUMENT"),
-    4: (504, "DEADLINE_EXCEEDED"),
-    5: (404, "NOT_FOUND"),
-    6: (409, "ALREADY_EXISTS"),
-    7: (403, "PERMISSION_DENIED"),
-    8: (429, "RESOURCE_EXHAUSTED"),
-    9: (400, "FAILED_PRECONDITION"),
-    10: (409, "ABORTED"),
-    13: (500, "INTERNAL"),
-    14: (503, "UNAVAILABLE"),
-    16: (401, "UNAUTHENTICATED"),
-}
-
-
-ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
-
-
-def error_info(error: dict[str, Any]) -> dict[str, Any]:
-    """The reason, domain and metadata of an error's first `google.rpc.ErrorInfo` detail, as keyword
-    arguments of VertexError ({} when there is none). Google's errors carry it in `details`
-    (https://cloud.google.com/apis/design/errors); an operation's `error` (google.rpc.Status) too."""
-    for detail in error.get("details") or ():
-        if isinstance(detail, dict) and detail.get("@type") == ERROR_INFO:
-            meta = detail.get("metadata")
-            return {
-                "reason": str(detail.get("reason") or ""),
-                "domain": str(detail.get("domain") or ""),
-                "metadata": {str(k): str(v) for k, v in meta.items()} if isinstance(meta, dict) else {},
-            }
-    return {}
-
-
-def operation_error(name: str, error: dict[str, Any]) -> VertexError:
-    """A finished operation's `error` (a google.rpc.Status) as a VertexError: code 5 is NOT_FOUND,
-    so an operation that ends "already gone" reads as gone (`not_found`), not as a failure."""
-    code = error.get("code", 0)
-    status, status_name = RPC_CODES.get(code if isinstance(code, int) else 0, (500, "UNKNOWN"))
-    message = str(error.get("message") or status_name)
-    return VertexError(status, message, "OPERATION", name, status_name, **error_info(error))
-
-
-def one_line(text: str, limit: int = 300) -> str:
-    """Collapse an HTML page or any text into one readable line (Google answers some 404s in HTML)."""
-    title = re.search(r"<title[^>]*>(.*?)</title>", text, flags=re.I | re.S)
-    body = re.sub(r"(?is)<(script|style|title)[^>]*>.*?</\1>", " ", text)
-    body = html.unescape(re.sub(r"<[^>]+>", " ", body))
-    words = " ".join(body.split())
-    head = " ".join(html.unescape(title.group(1)).split()) if title else ""
-    line = f"{head}: {words}" if head and words and not words.startswith(head) else (words or head)
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def error_from_response(resp: requests.Response, method: str, path: str) -> VertexError:
-    """Build a VertexError from Google's JSON error, or one line of whatever else came back."""
-    message, status_name, info = "", "", {}
-    try:
-        payload = resp.json()
-    except ValueError:
-        payload = None
-    if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
-        message = str(payload["error"].get("message") or "")
-        status_name = str(payload["error"].get("status") or "")
-        info = error_info(payload["error"])
-    elif resp.text:
-        message = one_line(resp.text)
-    message = message or resp.reason or "no message"
-    err = VertexError(resp.status_code, message, method, path, status_name, **info)
-    err.retry_after = _retry_after(resp)
-    return err
-
-
-def _retry_after(resp: requests.Response) -> float | None:
-    raw = resp.headers.get("Retry-After")
-    if raw is None:
-        return None
-    try:
-        return max(0.0, float(raw))
-    except ValueError:
-        return None  # an HTTP date: fall back to our own backoff
 
 
 # --------------------------------------------------------------------------- retries
@@ -471,6 +395,17 @@ class VertexClient:
         if "@" not in name.rsplit("/", 1)[-1]:
             raise ResourceNameError(f"{name!r} names no version: expected projects/P/locations/L/models/M@N")
         return self.request("DELETE", self.url(name, ":deleteVersion"))
+
+    def list_model_versions(self, name: str) -> list[dict[str, Any]]:
+        """Every version of the model `name` (a version suffix is ignored), each a Model."""
+        base = name.split("@", 1)[0]
+        return list(self._pages(self.url(base, ":listVersions"), "models", {}))
+
+    def merge_version_aliases(self, version: str, aliases: list[str]) -> dict[str, Any]:
+        """Add aliases to one version (`M@N`); `-alias` removes one. Adding `default` moves it here."""
+        return self.request(
+            "POST", self.url(version, ":mergeVersionAliases"), body={"versionAliases": aliases}
+        )
 
     def get_operation(self, name: str) -> dict[str, Any]:
         return self.request("GET", self.url(name))

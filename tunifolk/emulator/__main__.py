@@ -59,7 +59,24 @@ def parser() -> argparse.ArgumentParser:
         default=Path("build/gcs"),
         help="gs://BUCKET/PATH is read from DIR/BUCKET/PATH",
     )
-    p.add_argument("--fault-seed", type=int, default=0, help="seed of every random draw (faults, job ids)")
+    p.add_argument(
+        "--fault-seed", type=int, default=0, help="seed of the injected faults (ids are random, never seeded)"
+    )
+    p.add_argument(
+        "--state-file",
+        type=Path,
+        default=None,
+        help="keep jobs, models, endpoints, operations and metrics in this JSON file: read at start, "
+        "written at stop, so a restart (tunifolk local stop/start) keeps them; unfinished jobs resume",
+    )
+    p.add_argument(
+        "--concurrent-tuning-jobs",
+        type=int,
+        default=0,
+        help="a project's quota of tuning jobs not yet ended, over every location: one more is refused with "
+        "429 RESOURCE_EXHAUSTED (ErrorInfo RESOURCE_QUOTA_EXCEEDED); 0 (default) is no limit; `tunifolk "
+        "local start` gives Google's default, tunifolk.emulator.limits.CONCURRENT_TUNING_JOBS",
+    )
 
     p.add_argument(
         "--project-dir",
@@ -220,6 +237,7 @@ def options(args: argparse.Namespace) -> Options:
             end_state=f"JOB_STATE_{args.end_state}",
             pause_at_step=args.pause_at_step,
             loose_list_filter=args.loose_list_filter,
+            concurrent_jobs=max(0, args.concurrent_tuning_jobs),
         ),
         serving=ServingSettings(
             lro_seconds=args.lro_seconds,
@@ -242,6 +260,7 @@ def options(args: argparse.Namespace) -> Options:
             allow_code_execution=args.allow_code_execution,
             code_timeout_s=args.code_timeout,
         ),
+        state_file=args.state_file,
     )
 
 

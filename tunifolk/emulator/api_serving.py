@@ -1,13 +1,16 @@
 """Routes of the serving side: endpoints (get, generateContent, undeployModel, delete), models (get,
-delete, deleteVersion) and their long-running operations (get).
+delete, deleteVersion, listVersions, mergeVersionAliases) and their long-running operations (get).
 
 The store and its rules are `serving.Serving`; here are the refusals the service answers before
 anything changes: an endpoint with deployed models cannot be deleted, nor a model (or version)
-that is still deployed somewhere. Undeploy and the deletes answer an operation that ends later.
+that is still deployed somewhere, nor the only version of a model or its default version (the
+discovery document, models.deleteVersion and Model.versionAliases). Undeploy and the deletes answer
+an operation that ends later.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +25,7 @@ from .state import State
 
 ENDPOINT = LOCATION + r"/endpoints/(?P<e>[^/:]+)"
 MODEL = LOCATION + r"/models/(?P<m>[^/:]+)"
+ALIAS = re.compile(r"[a-z][a-z0-9-]{0,126}[a-z0-9]|[a-z]")  # the discovery document's a-z{0,126}[a-z-0-9]
 
 
 class ServingRoutes:
@@ -39,6 +43,8 @@ class ServingRoutes:
             ("GET", MODEL, self.get_model, True),
             ("DELETE", MODEL, self.delete_model, True),
             ("DELETE", MODEL + r":deleteVersion", self.delete_version, True),
+            ("GET", MODEL + r":listVersions", self.list_versions, True),
+            ("POST", MODEL + r":mergeVersionAliases", self.merge_aliases, True),
             ("GET", r"(?P<op>.+/operations/[^/:]+)", self.get_operation, True),
         ]
 
@@ -135,21 +141,70 @@ class ServingRoutes:
         return self._delete(p, l, lambda: self.state.serving.models.pop(model.name, None))
 
     async def delete_version(self, _request: Request, p: str, l: str, m: str, **_: Any) -> Response:  # noqa: E741
-        """Delete one version (`M@N:deleteVersion`); the model goes with its last version."""
+        """Delete one version (`M@N:deleteVersion`), never the only one nor the default one.
+
+        The discovery document (aiplatform v1beta1, models.deleteVersion): "Model version can only be
+        deleted if there are no DeployedModels created from it. Deleting the only version in the
+        Model is not allowed. Use DeleteModel for deleting the Model instead." And Model.versionAliases:
+        "there must be exactly one default version alias for a model", so the default version cannot
+        go either (Google's wording of both refusals is UNCONFIRMED; 400 FAILED_PRECONDITION as for
+        the deployed-model refusal)."""
         if "@" not in m:
             raise ApiError(400, "The model version to delete must include a version ID, e.g. models/123@2.")
         model, version = self._model(p, l, m)
-        self._not_deployed(model, version)
-        models = self.state.serving.models
+        if len(model.versions) == 1:
+            raise ApiError(
+                400,
+                f"Model version `{model.name}@{version}` is the only version of the Model. "
+                "Deleting the only version in the Model is not allowed: use DeleteModel instead.",
+                status="FAILED_PRECONDITION",
+            )
+        if version == model.default:
+            raise ApiError(
+                400,
+                f"Model version `{model.name}@{version}` is the default version of the Model and cannot "
+                "be deleted: make another version the default (mergeVersionAliases) first.",
+                status="FAILED_PRECONDITION",
+            )
+        self._not_deployed(model, version)  # (the order of the three refusals is UNCONFIRMED)
 
         def deleted() -> None:
             model.versions.pop(version, None)
-            if not model.versions:
-                models.pop(model.name, None)
-            elif model.default not in model.versions:
-                model.default = max(model.versions)
+            model.aliases = {a: v for a, v in model.aliases.items() if v != version}
 
         return self._delete(p, l, deleted)
+
+    async def list_versions(self, _request: Request, p: str, l: str, m: str, **_: Any) -> Response:  # noqa: E741
+        """Every version of a model, oldest first (one page: a tuned model has few)."""
+        model, _ = self._model(p, l, m.partition("@")[0])
+        return json_response({"models": [model.resource(v) for v in sorted(model.versions)]})
+
+    async def merge_aliases(self, request: Request, p: str, l: str, m: str, **_: Any) -> Response:  # noqa: E741
+        """Add (or, with a `-` prefix, remove) aliases of one version. `default` moves to this version;
+        removing it is refused, since a model has exactly one default (the discovery document,
+        Model.versionAliases; the refusal's wording UNCONFIRMED)."""
+        body = await read_body(request)
+        aliases = body.get("versionAliases")
+        if not isinstance(aliases, list) or not aliases or not all(isinstance(a, str) for a in aliases):
+            raise ApiError(400, "version_aliases must be a non-empty list of strings.")
+        model, version = self._model(p, l, m)
+        for alias in aliases:
+            name = alias.removeprefix("-")
+            if not ALIAS.fullmatch(name) or name.isdigit():
+                raise ApiError(400, f"Invalid version alias {alias!r}: it must match a-z{{0,126}}[a-z-0-9].")
+            if alias == "-default":
+                raise ApiError(
+                    400, "The default version alias cannot be removed; move it to another version."
+                )
+        for alias in aliases:
+            if alias == "default":
+                model.default = version
+            elif alias.startswith("-"):
+                if model.aliases.get(alias[1:]) == version:
+                    del model.aliases[alias[1:]]
+            else:
+                model.aliases[alias] = version
+        return json_response(model.resource(version))
 
     async def get_operation(self, _request: Request, op: str, **_: Any) -> Response:
         found = self.state.serving.operations.get(op)

@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from . import checks, code_execution
 from .jobs import Job
-from .limits import JOB_PAGE_SIZE, TERMINAL_STATES
+from .limits import CONCURRENT_TUNING_JOBS_METRIC, JOB_PAGE_SIZE, TERMINAL_STATES
 from .responses import LOCATION, ApiError, RouteSpec, json_response, read_body
 from .state import State
 
@@ -53,6 +53,7 @@ class TuningJobs:
         except checks.BodyError as e:
             raise ApiError(400, str(e)) from None
         code_execution.refuse_unless_allowed(rewards, self.state.options.rewards.allow_code_execution)
+        self._within_quota(p)
         fault = self.state.faults.take_create_fault()
         if fault == "before":
             raise ApiError(503, "The service is currently unavailable.")
@@ -60,6 +61,28 @@ class TuningJobs:
         if fault == "after":
             raise ApiError(503, "The service is currently unavailable.")
         return json_response(job.public(self.state.report_progress, v1))
+
+    def _within_quota(self, project: str) -> None:
+        """429 RESOURCE_EXHAUSTED when the project already runs its quota of jobs (limits.py). The
+        status is google.rpc's for a used-up quota (google/rpc/code.proto: "Some resource has been
+        exhausted, perhaps a per-user quota"); the ErrorInfo reason RESOURCE_QUOTA_EXCEEDED and its
+        metadata follow google/api/error_reason.proto; Vertex's exact wording is UNCONFIRMED."""
+        limit = self.state.options.jobs.concurrent_jobs
+        if not limit or len(self.state.store.live(project)) < limit:
+            return
+        raise ApiError(
+            429,
+            f"Quota exceeded for quota metric '{CONCURRENT_TUNING_JOBS_METRIC}' and limit "
+            f"'concurrent tuning jobs' of service 'aiplatform.googleapis.com' for consumer "
+            f"'project_number:{project}': {limit} tuning job(s) already running.",
+            reason="RESOURCE_QUOTA_EXCEEDED",
+            metadata={
+                "service": "aiplatform.googleapis.com",
+                "consumer": f"projects/{project}",
+                "quota_metric": CONCURRENT_TUNING_JOBS_METRIC,
+                "quota_limit_value": str(limit),
+            },
+        )
 
     async def list(self, request: Request, p: str, l: str, v1: bool, **_: Any) -> Response:  # noqa: E741
         q = request.query_params

@@ -2,13 +2,13 @@
 
 A job keeps its create body as the service echoes it (`normalize_body`) and the state its run
 (`lifecycle.Lifecycle`) moves it through; `Job.public` is the TuningJob the routes answer with.
-Job ids are drawn from the fault seed, so a seeded run names its jobs the same way every time.
+Job ids are random (`ids.random_id`), never drawn from the fault seed: an id from an earlier run is
+unknown here (404), never another run's job.
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -18,6 +18,7 @@ from typing import Any
 from tunifolk.job.shapes import OUTPUT_ONLY
 
 from . import protojson
+from .ids import random_id
 from .limits import ERRORED_REWARD_LIMIT, TERMINAL_STATES
 from .metrics import Series
 from .rewards import kind_of
@@ -46,6 +47,7 @@ class JobSettings:
     end_state: str = "JOB_STATE_SUCCEEDED"  # or PARTIALLY_SUCCEEDED, EXPIRED: how a full run ends
     pause_at_step: int | None = None  # the job is PAUSED for three step times before this step
     loose_list_filter: bool = False  # list ignores label terms in `filter`, as a lax server might
+    concurrent_jobs: int = 0  # the project's quota of jobs not yet ended (0: none; see limits.py)
 
 
 @dataclass
@@ -179,16 +181,21 @@ def normalize_body(body: dict[str, Any]) -> dict[str, Any]:
 class JobStore:
     """All jobs, and the per-job lifecycle tasks (`run(job)`, started when the job is created)."""
 
-    def __init__(self, run: Callable[[Job], Coroutine[Any, Any, None]], seed: int) -> None:
+    def __init__(self, run: Callable[[Job], Coroutine[Any, Any, None]]) -> None:
         self.run = run
         self.jobs: dict[str, Job] = {}
-        self._ids = random.Random(seed ^ 0x5EED)
 
     def new_id(self) -> str:
-        while True:
-            jid = str(self._ids.randrange(10**18, 10**19))
-            if jid not in self.jobs:
-                return jid
+        return random_id(self.jobs)
+
+    def live(self, project: str) -> list[Job]:
+        """The project's jobs that hold a slot of its concurrent-tuning-job quota (any location: the
+        quota is global, `limits.CONCURRENT_TUNING_JOBS`)."""
+        return [j for j in self.jobs.values() if j.project == project and j.state not in TERMINAL_STATES]
+
+    def start(self, job: Job) -> None:
+        """Run (or, for a job restored from disk, resume) the job's lifecycle on the running loop."""
+        job.task = asyncio.get_running_loop().create_task(self.run(job))
 
     def create(
         self, project: str, location: str, body: dict[str, Any], rewards: list[tuple[dict, float]]
@@ -199,7 +206,7 @@ class JobStore:
         job.reward_calls = [0] * len(rewards)
         job.reward_errors = [0] * len(rewards)
         self.jobs[job.id] = job
-        job.task = asyncio.get_running_loop().create_task(self.run(job))
+        self.start(job)
         return job
 
     def cancel(self, job: Job) -> None:

@@ -142,16 +142,17 @@ class Lifecycle:
         eval_every = hp.get("evaluateInterval") or job.steps_per_epoch
         ckpt_every = hp.get("checkpointInterval") or job.steps_per_epoch
         reward_kinds = [(c.get("rewardName", ""), kind_of(c)) for c, _ in job.rewards]
-        job.experiment, job.series = self.metrics.create_job_metrics(
-            job.project, job.location, job.id, reward_kinds
-        )
+        if not job.series:  # else a job restored from disk (persist.py): it carries on after its last step
+            job.experiment, job.series = self.metrics.create_job_metrics(
+                job.project, job.location, job.id, reward_kinds
+            )
+            job.started = time.time()
         job.state = "JOB_STATE_RUNNING" if not job.cancel_requested else job.state
         job.tuning_state = "TUNING_JOB_STATE_TUNING"
-        job.started = time.time()
         job.touch()
-        t0 = time.monotonic()
+        t0 = time.monotonic() - job.completed_steps * s.step_seconds
         thinking = hp.get("thinkingLevel", "HIGH")
-        for step in range(1, job.total_steps + 1):
+        for step in range(job.completed_steps + 1, job.total_steps + 1):
             if s.pause_at_step == step:  # paused (by the service) for a while, then running again
                 job.state = "JOB_STATE_PAUSED"
                 job.touch()

@@ -28,6 +28,8 @@ from tunifolk.job.limits import (
 
 __all__ = [
     "BATCH_SAMPLES_MULTIPLE",
+    "CONCURRENT_TUNING_JOBS",
+    "CONCURRENT_TUNING_JOBS_METRIC",
     "DEFAULT_BATCH_SIZE",
     "DEFAULT_RUN_STEPS",
     "DEFAULT_SAMPLES_PER_PROMPT",
@@ -64,6 +66,15 @@ MAX_READ_POINTS = 10000
 #: tuningJobs.list: (default, largest) pageSize; the tensorboard lists: the same pair.
 JOB_PAGE_SIZE = (50, 100)
 PAGE_SIZE = (50, 1000)
+
+#: A project's quota of tuning jobs running at once, over every region. Google's tuning pages said
+#: "Quota is enforced on the number of concurrent tuning jobs. Every project comes with a default
+#: quota to run at least one tuning job. This is a global quota, shared across all available regions
+#: and supported models" (Gemini supervised tuning, "Quota"; quoted from memory, UNCONFIRMED for RLFT,
+#: as are the metric's name and its ErrorInfo, `CONCURRENT_TUNING_JOBS_METRIC`). `tunifolk local
+#: start` runs the emulator with it; the bare emulator has no limit unless `--concurrent-tuning-jobs`.
+CONCURRENT_TUNING_JOBS = 1
+CONCURRENT_TUNING_JOBS_METRIC = "aiplatform.googleapis.com/global_concurrent_tuning_jobs"
 
 #: A job stops (FAILED) once more than this share of one reward's invocations errored.
 ERRORED_REWARD_LIMIT = 0.8

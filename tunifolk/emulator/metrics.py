@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import protojson
+from .ids import random_id
 from .limits import MAX_SERIES_POINTS
 
 JOB_SERIES = (
@@ -114,11 +115,9 @@ class MetricsStore:
     runs: dict[str, dict[str, Any]] = field(default_factory=dict)
     series: dict[str, Series] = field(default_factory=dict)
     run_series: dict[str, list[str]] = field(default_factory=dict)
-    _next_id: int = 1_000_000_000_000_000_000
 
     def _id(self) -> str:
-        self._next_id += 7919
-        return str(self._next_id)
+        return random_id()
 
     def tensorboard_for(self, project_number: str, location: str) -> str:
         """The project's default tensorboard in a region (created on first use)."""

@@ -23,6 +23,7 @@ from typing import Any
 from tunifolk.job.names import by_local_number
 
 from . import policy, protojson
+from .ids import random_id
 
 SERVING_LOCATION = {"us-central1": "us", "europe-west4": "eu"}
 NOT_FOUND = 5
@@ -83,12 +84,22 @@ class Model:
     created: float = field(default_factory=time.time)
     versions: dict[int, float] = field(default_factory=lambda: {1: time.time()})
     default: int = 1
+    aliases: dict[str, int] = field(default_factory=dict)  # every alias but `default` → its version
 
     def version_of(self, ref: str) -> int | None:
         """The version a name's `@…` suffix picks (an id or the `default` alias); None if none."""
         _, _, tag = ref.partition("@")
-        wanted = self.default if tag in ("", "default") else int(tag) if tag.isdigit() else None
+        if tag in ("", "default"):
+            wanted: int | None = self.default
+        else:
+            wanted = int(tag) if tag.isdigit() else self.aliases.get(tag)
         return wanted if wanted in self.versions else None
+
+    def aliases_of(self, version: int) -> list[str]:
+        """The version's aliases: `default` first (the discovery document: "A default version alias
+        will be created for the first version of the model, and there must be exactly one")."""
+        own = sorted(a for a, v in self.aliases.items() if v == version)
+        return ["default", *own] if version == self.default else own
 
     def resource(self, version: int | None = None) -> dict[str, Any]:
         version = self.default if version is None else version
@@ -98,7 +109,7 @@ class Model:
             "name": self.name,
             "displayName": self.display_name,
             "versionId": str(version),
-            "versionAliases": ["default"] if version == self.default else [],
+            "versionAliases": self.aliases_of(version),
             "createTime": ts,
             "updateTime": vts,
             "versionCreateTime": vts,
@@ -141,14 +152,13 @@ class Serving:
     seed: int = 0
     pending: dict[str, Pending] = field(default_factory=dict)
     _rng: random.Random = field(init=False)
-    _next: int = 4_000_000_000_000_000_000
 
     def __post_init__(self) -> None:
         self._rng = random.Random(f"lro:{self.seed}")  # its own stream: request faults stay as they were
 
     def new_id(self) -> str:
-        self._next += 104729
-        return str(self._next)
+        """A random id (`ids.random_id`): models, endpoints, deployed models and operations."""
+        return random_id()
 
     def create_model(self, project: str, location: str, display: str, labels: dict[str, str]) -> str:
         name = f"projects/{project}/locations/{location}/models/{self.new_id()}"
@@ -220,11 +230,12 @@ class Serving:
         self.pending[name] = Pending(time.time() + self.lro_seconds, effect, error, response)
         return dict(op)
 
-    def settle(self) -> None:
-        """Finish every operation whose time has come: apply its effect, or record its error."""
+    def settle(self, force: bool = False) -> None:
+        """Finish every operation whose time has come (every one, when `force`: the emulator stops and
+        they would have finished meanwhile): apply its effect, or record its error."""
         now = time.time()
         for name, pending in list(self.pending.items()):
-            if pending.done_at > now:
+            if pending.done_at > now and not force:
                 continue
             del self.pending[name]
             op = self.operations[name]

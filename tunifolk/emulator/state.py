@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 
+from . import persist
 from .faults import FaultConfig, Faults
 from .jobs import JobSettings, JobStore
 from .lifecycle import Lifecycle
@@ -34,6 +36,7 @@ class Options:
     faults: FaultConfig = field(default_factory=FaultConfig)
     rewards: RewardSettings = field(default_factory=RewardSettings)
     serving: ServingSettings = field(default_factory=ServingSettings)
+    state_file: Path | None = None  # where the state is kept across restarts (persist.py)
 
 
 class State:
@@ -76,13 +79,22 @@ class State:
         self._client = httpx.AsyncClient(limits=limits)
         self._caller = RewardCaller(self._client, self.options.rewards, self._record_reward_call)
         lifecycle = Lifecycle(self.options.jobs, self._caller, self.metrics, self.serving)
-        self._store = JobStore(lifecycle.run, self.options.faults.seed)
+        self._store = JobStore(lifecycle.run)
+        path = self.options.state_file
+        data = persist.load(path) if path else None
+        if data is not None:
+            for job in persist.restore(data, self._store.jobs, self.serving, self.metrics):
+                self._store.start(job)
 
     async def stop(self) -> None:
         if self._store is not None:
             for job in self._store.jobs.values():
                 if job.task is not None:
                     job.task.cancel()
+            if self.options.state_file:
+                persist.save(
+                    self.options.state_file, persist.snapshot(self._store.jobs, self.serving, self.metrics)
+                )
         if self._client is not None:
             await self._client.aclose()
 
