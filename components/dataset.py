@@ -18,6 +18,22 @@ import pulumi_gcp as gcp
 from tunifolk.dataset.check import check_stream
 from tunifolk.paths import ROOT
 
+NONCURRENT_DAYS = 30
+NEWER_VERSIONS = 3
+NONCURRENT_LIFECYCLE = [
+    {"action": {"type": "Delete"}, "condition": {"days_since_noncurrent_time": NONCURRENT_DAYS}},
+    {
+        "action": {"type": "Delete"},
+        "condition": {"num_newer_versions": NEWER_VERSIONS, "with_state": "ARCHIVED"},
+    },
+]
+"""Old dataset versions do not pile up. Versioning keeps a replaced or deleted dataset object as a
+noncurrent generation (every changed dataset is a new object, named by its digest, and the old one is
+deleted); GCS deletes a noncurrent generation 30 days after it stopped being live (time to recover a
+dataset replaced by mistake), and any generation with 3 newer versions of the same name (an object
+rewritten in place). Both are GCS lifecycle `Delete` rules (https://cloud.google.com/storage/docs/lifecycle:
+`daysSinceNoncurrentTime`, `numNewerVersions` with `withState: ARCHIVED`, i.e. noncurrent)."""
+
 
 def local_file(path: str, split: str = "train") -> Path:
     """A dataset file from config (`tunifolk:dataset.<split>`), checked before anything is uploaded.
@@ -94,6 +110,7 @@ class TuningDataset(pulumi.ComponentResource):
             uniform_bucket_level_access=True,
             public_access_prevention="enforced",
             versioning={"enabled": True},
+            lifecycle_rules=NONCURRENT_LIFECYCLE,
             force_destroy=args.force_destroy,
             labels=args.labels,
             opts=child,

@@ -46,6 +46,36 @@ def object_file(gcs: Path, bucket: str, name: str) -> Path | None:
     return path if path.is_relative_to(folder) and path != folder else None
 
 
+NONCURRENT_DIR = ".noncurrent"
+"""Where a versioned bucket's noncurrent generations are kept: `GCS_DIR/.noncurrent/BUCKET/GENERATION/NAME`.
+No bucket is named `.noncurrent` (a bucket name starts with a letter or digit), so nothing reads them as
+live objects: a gs:// URI names the live generation only, as on GCS."""
+
+
+def noncurrent_folder(gcs: Path, bucket: str) -> Path:
+    """The folder of a bucket's noncurrent generations."""
+    return gcs / NONCURRENT_DIR / bucket
+
+
+def noncurrent_file(gcs: Path, bucket: str, name: str, generation: str) -> Path | None:
+    """The file that keeps generation `generation` of `gs://bucket/name` once it is noncurrent."""
+    live = object_file(gcs, bucket, name)
+    if live is None or not generation.isdigit():
+        return None
+    return noncurrent_folder(gcs, bucket) / generation / name
+
+
+def noncurrent_generations(gcs: Path, bucket: str) -> list[tuple[str, str, Path]]:
+    """(object name, generation, file) of every noncurrent generation the bucket keeps."""
+    folder = noncurrent_folder(gcs, bucket)
+    out = []
+    for path in sorted(folder.glob("*/**/*")) if folder.exists() else []:
+        if path.is_file():
+            generation, _, name = path.relative_to(folder).as_posix().partition("/")
+            out.append((name, generation, path))
+    return out
+
+
 def split_uri(uri: str) -> tuple[str, str] | None:
     """`gs://bucket/name` → (bucket, name); None for anything else."""
     if not uri.startswith("gs://"):

@@ -7,6 +7,16 @@ GCS it is not. Names are refused as GCS refuses them (https://cloud.google.com/s
 also, where GCS would take them but a file path cannot stand for them, those with an empty, `.` or
 `..` segment, a leading `/`, a backslash or a NUL (`a/../b` is one flat name to GCS, a way out of
 the bucket's folder here). Every path is resolved and must stay inside its bucket's folder.
+
+Versioning, as GCS does it (https://cloud.google.com/storage/docs/object-versioning): in a bucket with
+`versioning.enabled`, deleting an object keeps its generation as noncurrent (in
+`local_gcs.noncurrent_folder`, where no gs:// URI reaches it); a bucket that still holds an object or
+a noncurrent generation refuses deletion with GCS's 409 "The bucket you tried to delete is not empty."
+unless `forceDestroy` is set, which deletes every object and every noncurrent generation first (as
+pulumi-gcp's Bucket does). Lifecycle rules with the `Delete` action run when an object of the bucket is
+written or deleted, on the conditions `numNewerVersions`, `daysSinceNoncurrentTime` and `withState`;
+GCS runs them asynchronously ("typically within 24 hours", UNCONFIRMED how soon), and a rule with any
+other condition is not applied here.
 """
 
 from __future__ import annotations
@@ -15,8 +25,10 @@ import base64
 import contextlib
 import datetime as dt
 import hashlib
+import os
 import re
 import shutil
+import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -25,7 +37,14 @@ from urllib.parse import quote
 from tunifolk.job.names import local_project_number as project_number
 from tunifolk.job.wire import UNKNOWN
 from tunifolk.job.wire import contains_unknown as is_unknown
-from tunifolk.local_gcs import BUCKET_RE, object_file, object_name_problem
+from tunifolk.local_gcs import (
+    BUCKET_RE,
+    noncurrent_file,
+    noncurrent_folder,
+    noncurrent_generations,
+    object_file,
+    object_name_problem,
+)
 from tunifolk.standin.kind import (
     Context,
     Gone,
@@ -107,14 +126,74 @@ class Bucket(Kind):
 
     def before_delete(self, ctx: Context, record: Record) -> None:
         objects = [r for r in ctx.store.all(BucketObject.token) if r.inputs.get("bucket") == record.id]
-        if objects and not record.inputs.get("forceDestroy"):
+        noncurrent = noncurrent_generations(ctx.gcs, record.id)
+        if (objects or noncurrent) and not record.inputs.get("forceDestroy"):
             raise StandInError(
                 f"googleapi: Error 409: The bucket you tried to delete is not empty. ({record.id} holds "
-                f"{len(objects)} objects; set forceDestroy to delete them with it), conflict"
+                f"{len(objects)} objects and {len(noncurrent)} noncurrent object versions: delete them with "
+                f"gcloud storage rm --recursive --all-versions gs://{record.id}/**, or set forceDestroy), "
+                "conflict"
             )
         for obj in objects:
             ctx.store.delete(BucketObject.token, obj.id)
         shutil.rmtree(ctx.gcs / record.id, ignore_errors=True)
+        shutil.rmtree(noncurrent_folder(ctx.gcs, record.id), ignore_errors=True)
+        with contextlib.suppress(OSError):
+            noncurrent_folder(ctx.gcs, record.id).parent.rmdir()  # the last versioned bucket gone
+
+
+def _versioned(bucket: Record | None) -> bool:
+    return bool(bucket and (bucket.inputs.get("versioning") or {}).get("enabled"))
+
+
+LIFECYCLE_CONDITIONS = frozenset({"numNewerVersions", "daysSinceNoncurrentTime", "withState"})
+"""The lifecycle conditions the stand-in applies; a rule with any other one is left to GCS."""
+
+
+def apply_lifecycle(
+    ctx: Context, bucket_name: str, created: str | None = None, deleted: str | None = None
+) -> None:
+    """Delete the noncurrent generations a `Delete` lifecycle rule of the bucket matches (module doc).
+    `created`/`deleted`: an object whose record is being written or removed in this call."""
+    bucket = ctx.store.get(Bucket.token, bucket_name)
+    rules = [
+        r.get("condition") or {}
+        for r in (bucket.inputs.get("lifecycleRules") or [] if bucket else [])
+        if isinstance(r, dict) and (r.get("action") or {}).get("type") == "Delete"
+    ]
+    rules = [
+        {k: v for k, v in c.items() if not k.startswith("send") and v not in (None, "", [], 0)} for c in rules
+    ]
+    rules = [c for c in rules if c and set(c) <= LIFECYCLE_CONDITIONS]
+    if not rules:
+        return
+    generations = noncurrent_generations(ctx.gcs, bucket_name)
+    records = ctx.store.all(BucketObject.token)
+    live = {r.inputs.get("name") for r in records if r.inputs.get("bucket") == bucket_name} | {created}
+    live.discard(deleted)
+    now = time.time()
+    for name, generation, path in generations:
+        newer = sum(1 for n, g, _ in generations if n == name and int(g) > int(generation)) + (name in live)
+        days = (now - path.stat().st_mtime) / 86400
+        for c in rules:
+            if (
+                c.get("withState", "ARCHIVED") in ("ARCHIVED", "ANY")
+                and newer >= float(c.get("numNewerVersions", 0))
+                and days >= float(c.get("daysSinceNoncurrentTime", 0))
+            ):
+                path.unlink(missing_ok=True)
+                _prune(path, noncurrent_folder(ctx.gcs, bucket_name))
+                break
+
+
+def _prune(path: Path, root: Path) -> None:
+    """Remove the empty folders between a deleted file and `root` (GCS has no folders)."""
+    root = root.resolve()
+    with contextlib.suppress(OSError):
+        for parent in path.resolve().parents:
+            if parent == root or not parent.is_relative_to(root):
+                break
+            parent.rmdir()
 
 
 def _bucket_must_exist(ctx: Context, inputs: dict[str, Any]) -> None:
@@ -200,6 +279,7 @@ class BucketObject(Kind):
         tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_bytes(self._data(inputs))
         tmp.replace(path)
+        apply_lifecycle(ctx, inputs["bucket"], created=inputs["name"])  # older generations: one more newer
 
     def on_read(self, ctx: Context, record: Record) -> None:
         path = object_path(ctx.gcs, record.inputs["bucket"], record.inputs["name"])
@@ -208,14 +288,18 @@ class BucketObject(Kind):
             raise Gone()
 
     def before_delete(self, ctx: Context, record: Record) -> None:
-        path = object_path(ctx.gcs, record.inputs["bucket"], record.inputs["name"])
-        path.unlink(missing_ok=True)
-        folder = (ctx.gcs / record.inputs["bucket"]).resolve()
-        with contextlib.suppress(OSError):  # prune empty prefix folders, as GCS has no folders
-            for parent in path.parents:
-                if parent == folder or not parent.is_relative_to(folder):
-                    break
-                parent.rmdir()
+        bucket, name = record.inputs["bucket"], record.inputs["name"]
+        path = object_path(ctx.gcs, bucket, name)
+        generation = str(int(float(record.outputs.get("generation") or 0)))
+        kept = noncurrent_file(ctx.gcs, bucket, name, generation)
+        if _versioned(ctx.store.get(Bucket.token, bucket)) and kept is not None and path.is_file():
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            path.replace(kept)  # the live generation becomes noncurrent, as GCS keeps it
+            os.utime(kept)  # its noncurrent time: now (daysSinceNoncurrentTime counts from it)
+        else:
+            path.unlink(missing_ok=True)
+        _prune(path, ctx.gcs / bucket)
+        apply_lifecycle(ctx, bucket, deleted=name)
 
 
 class BucketIAMMember(IamMemberKind):
