@@ -7,7 +7,8 @@ from components.dataset import TuningDataset, TuningDatasetArgs
 from components.pipeline import TuningPipeline, TuningPipelineArgs
 from components.scorer import RewardScorer, RewardScorerArgs, account_id
 from tunifolk import pulumi_config as config
-from tunifolk.agents import tuning_agent
+from tunifolk.agents import job_account, tuning_agent
+from tunifolk.job.field_names import Input
 
 cfg = config.load()
 apis = EnabledApis("apis", cfg.project) if cfg.enable_apis else None
@@ -24,6 +25,7 @@ dataset = TuningDataset(
         force_destroy=cfg.force_destroy_bucket,
         labels=cfg.labels,
         reader=tuning_agent(number),
+        job_reader=job_account(cfg.job.get(Input.SERVICE_ACCOUNT)),
     ),
     opts=after_apis,
 )
@@ -37,6 +39,7 @@ scorer = (
             config=cfg.scorer,
             account_id=account_id(pulumi.get_stack()),
             labels=cfg.labels,
+            job_account=job_account(cfg.job.get(Input.SERVICE_ACCOUNT)),
         ),
         opts=after_apis,
     )

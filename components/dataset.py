@@ -86,6 +86,7 @@ class TuningDatasetArgs:
     force_destroy: bool = True
     labels: dict[str, str] = field(default_factory=dict)
     reader: pulumi.Input[str] | None = None  # an IAM member given roles/storage.objectViewer
+    job_reader: str | None = None  # `tunifolk:serviceAccount`'s IAM member: it may read too (agents.py)
 
 
 class TuningDataset(pulumi.ComponentResource):
@@ -97,6 +98,7 @@ class TuningDataset(pulumi.ComponentResource):
     example_count: int
     validation_count: int | None
     reader_grant: gcp.storage.BucketIAMMember | None
+    reader_grants: list[gcp.storage.BucketIAMMember]  # the agent's, and the job's account's if set
 
     def __init__(
         self, name: str, args: TuningDatasetArgs, opts: pulumi.ResourceOptions | None = None
@@ -116,14 +118,19 @@ class TuningDataset(pulumi.ComponentResource):
             opts=child,
         )
         self.reader_grant = None
-        if args.reader is not None:
-            self.reader_grant = gcp.storage.BucketIAMMember(
-                f"{name}-reader",
+        self.reader_grants = []
+        for suffix, member in (("reader", args.reader), ("job-reader", args.job_reader)):
+            if member is None:
+                continue
+            grant = gcp.storage.BucketIAMMember(
+                f"{name}-{suffix}",
                 bucket=self.bucket.name,
                 role="roles/storage.objectViewer",
-                member=args.reader,
+                member=member,
                 opts=child,
             )
+            self.reader_grants.append(grant)
+            self.reader_grant = self.reader_grant or grant
         train = local_file(args.train_path, "train")
         self.example_count = count_examples(train)
         self.train_uri = self._upload(name, "train", train, args.prefix, child)

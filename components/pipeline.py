@@ -3,8 +3,8 @@
 The job takes the dataset URIs and example count from TuningDataset, the scorer's URI for every
 `cloudRun: scorer` reward, and a `validation_example` pairing a real dataset line with a real
 response; `tunifolk.job.inputs.job_inputs` assembles them, the same builder `tunifolk launch`
-uses. The job depends on the invoker grant, so Vertex may call the scorer before the reward is
-validated and the job created, and on the dataset's read grant for the same reason.
+uses. The job depends on the invoker grants, so Vertex may call the scorer before the reward is
+validated and the job created, and on the dataset's read grants for the same reason.
 """
 
 from __future__ import annotations
@@ -46,10 +46,9 @@ class TuningPipeline(pulumi.ComponentResource):
             scorer_uri=args.scorer.uri if args.scorer else None,
             validation_example=args.validation_example,
         )
-        depends: list[pulumi.Resource] = [args.scorer.invoker] if args.scorer else []
+        depends: list[pulumi.Resource] = [*args.scorer.invokers] if args.scorer else []
         depends += list(opts.depends_on or []) if opts and isinstance(opts.depends_on, list) else []
-        if args.dataset.reader_grant is not None:
-            depends.append(args.dataset.reader_grant)
+        depends += args.dataset.reader_grants  # the agent's, and the job's account's when it sets one
         self.job = RlftTuningJob(
             name,
             inputs,

@@ -46,6 +46,7 @@ class RewardScorerArgs:
     config: ScorerConfig
     account_id: str = "tunifolk-scorer"
     labels: dict[str, str] = field(default_factory=dict)
+    job_account: str | None = None  # `tunifolk:serviceAccount`'s IAM member: it may call too (agents.py)
 
 
 class RewardScorer(pulumi.ComponentResource):
@@ -54,6 +55,7 @@ class RewardScorer(pulumi.ComponentResource):
     service_account: gcp.serviceaccount.Account
     service: gcp.cloudrunv2.Service
     invoker: gcp.cloudrunv2.ServiceIamMember
+    invokers: list[gcp.cloudrunv2.ServiceIamMember]  # the agent's, and the job's account's if set
     uri: pulumi.Output[str]
 
     def __init__(self, name: str, args: RewardScorerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -102,5 +104,18 @@ class RewardScorer(pulumi.ComponentResource):
             member=tuning_agent(args.project_number),
             opts=child,
         )
+        self.invokers = [self.invoker]
+        if args.job_account:
+            self.invokers.append(
+                gcp.cloudrunv2.ServiceIamMember(
+                    f"{name}-job-invoker",
+                    project=args.project,
+                    location=args.region,
+                    name=self.service.name,
+                    role=INVOKER_ROLE,
+                    member=args.job_account,
+                    opts=child,
+                )
+            )
         self.uri = self.service.uri
         self.register_outputs({"uri": self.uri, "service": self.service.name, "invoker": self.invoker.member})
