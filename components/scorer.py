@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_gcp as gcp
 
+from tunifolk import cloudrun_limits, invoker
 from tunifolk.agents import tuning_agent
 from tunifolk.stack import ScorerConfig
 
-INVOKER_ROLE = "roles/run.invoker"
+INVOKER_ROLE = invoker.INVOKER_ROLE
 
 
 def account_id(stack: str) -> str:
@@ -28,13 +29,11 @@ def account_id(stack: str) -> str:
 
 def processes(cpu: str) -> int:
     """Scorer processes for a Cloud Run `cpu` limit ("1", "2", "4", or millicores like "500m")."""
-    text = str(cpu).strip()
-    try:
-        vcpus = float(text[:-1]) / 1000 if text.endswith("m") else float(text)
-    except ValueError:
+    vcpus = cloudrun_limits.parse_cpu(cpu)
+    if vcpus is None:
         raise pulumi.RunError(
             f"tunifolk:scorer.cpu {cpu!r} is not a CPU limit: use 1, 2, 4 or millicores like 500m"
-        ) from None
+        )
     return max(1, int(vcpus))
 
 

@@ -21,7 +21,8 @@ provider (which wait for both).
   a grant, so the proportions stay Google's. Calls to Google itself are never scaled.
 
 The local identity token is plainly fake (`FAKE_TOKEN_PREFIX;email=…;aud=…`), nothing like Google's
-signed JWTs, and carries no secret: it only says who the emulator claims to be. Pure: no I/O.
+signed JWTs, and carries no secret: it only says who the emulator claims to be. Pure but for reading
+`TUNIFOLK_TIME_SCALE`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from urllib.parse import urlsplit
+
+from tunifolk.project_state import tune_agent_email
 
 TIME_SCALE_ENV = "TUNIFOLK_TIME_SCALE"
 LOCAL_TIME_SCALE = 0.01
@@ -47,7 +50,6 @@ PERMISSION_RETRY_INTERVAL_S = 30.0
 """Seconds the provider waits between validations refused for a grant not applied yet."""
 
 INVOKER_ROLE = "roles/run.invoker"
-TUNE_AGENT_DOMAIN = "gcp-sa-vertex-tune.iam.gserviceaccount.com"
 FAKE_TOKEN_PREFIX = "local-fake-id-token"
 
 
@@ -82,8 +84,9 @@ def permission_retry_seconds() -> float:
 
 
 def tune_agent(number: str) -> str:
-    """The Secure Fine-Tuning Service Agent's email for project `number`."""
-    return f"service-{number}@{TUNE_AGENT_DOMAIN}"
+    """The email Vertex calls a reward as: the Secure Fine-Tuning Service Agent of project `number`
+    (defined with Google's other agents, tunifolk/project_state.py)."""
+    return tune_agent_email(number)
 
 
 def audience_of(uri: str) -> str:
