@@ -12,7 +12,7 @@ parameters are positional `?`, sharding is `MOD(step, N) = i`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,11 @@ from tunifolk.ledger import names
 from tunifolk.vertex import VertexClient
 
 PAGE_ROWS = 20_000
+LIGHT = (ledger.JOB_ID, ledger.STEP, ledger.EXAMPLE_DIGEST, ledger.REFERENCES, ledger.RESPONSE, ledger.REWARD,
+         ledger.REASON)  # fmt: skip
+"""The fields replay reads."""
+_ALIAS = {ledger.REFERENCES: "refs"}
+"""Output names that are not SQL keywords (REFERENCES is one in DuckDB)."""
 
 
 @dataclass(slots=True)
@@ -72,23 +77,31 @@ class Rollout:
         }
 
 
-def decode(value: Any, f: dict[str, Any]) -> Any:
-    """A row cell's `v` as Python, by its TableFieldSchema (numbers come as strings)."""
+def decoder(f: dict[str, Any]) -> Callable[[Any], Any]:
+    """A function from a row cell's `v` to Python, by its TableFieldSchema (numbers come as strings);
+    built once per column, since a ledger answer has millions of cells."""
     if f.get("mode") == "REPEATED":
-        one = {**f, "mode": "NULLABLE"}
-        return [decode(c.get("v"), one) for c in value or []]
-    if value is None:
-        return None
+        one = decoder({**f, "mode": "NULLABLE"})
+        return lambda value: [one(c.get("v")) for c in value or []]
     kind = f.get("type")
     if kind == "RECORD":
-        return {sub["name"]: decode(c.get("v"), sub) for sub, c in zip(f["fields"], value["f"], strict=True)}
+        subs = [(sub["name"], decoder(sub)) for sub in f["fields"]]
+        return lambda value: (
+            None if value is None else {n: d(c["v"]) for (n, d), c in zip(subs, value["f"], strict=True)}
+        )
+    scalar: Callable[[Any], Any] = str
     if kind in ("INTEGER", "INT64"):
-        return int(value)
-    if kind in ("FLOAT", "FLOAT64", "NUMERIC"):
-        return float(value)
-    if kind in ("BOOLEAN", "BOOL"):
-        return value == "true"
-    return value
+        scalar = int
+    elif kind in ("FLOAT", "FLOAT64", "NUMERIC"):
+        scalar = float
+    elif kind in ("BOOLEAN", "BOOL"):
+        scalar = "true".__eq__
+    return lambda value: None if value is None else scalar(value)
+
+
+def decode(value: Any, f: dict[str, Any]) -> Any:
+    """One cell's `v` as Python."""
+    return decoder(f)(value)
 
 
 def _param(value: Any) -> dict[str, Any]:
@@ -129,8 +142,9 @@ class LedgerReader:
         job = (page.get("jobReference") or {}).get("jobId", "")
         while True:
             fields = (page.get("schema") or {}).get("fields") or []
+            cols = [(f["name"], decoder(f)) for f in fields]
             for row in page.get("rows") or []:
-                yield {f["name"]: decode(c.get("v"), f) for f, c in zip(fields, row["f"], strict=True)}
+                yield {n: d(c["v"]) for (n, d), c in zip(cols, row["f"], strict=True)}
             token = page.get("pageToken")
             if not token and page.get("jobComplete", True):
                 return
@@ -144,9 +158,11 @@ class LedgerReader:
         form: str | None = None,
         shard: tuple[int, int] | None = None,
         steps: tuple[int, int] | None = None,
+        light: bool = False,
     ) -> list[Rollout]:
         """The job's records (one step, a range of steps, one form, one shard of steps (i of N) when
-        asked), in step order."""
+        asked), in step order. `light` leaves the sub-scores out (what replay needs is a third of a
+        record's cells)."""
         where, params = ["jsonPayload.job_id = ?"], [job]
         if step is not None:
             where.append("jsonPayload.step = ?")
@@ -160,8 +176,15 @@ class LedgerReader:
         if shard is not None:
             where.append("MOD(jsonPayload.step, ?) = ?")
             params += [shard[1], shard[0]]
-        sql = f"SELECT jsonPayload FROM {names.TABLE} WHERE {' AND '.join(where)} ORDER BY jsonPayload.step"
-        return [Rollout.from_payload(r["jsonPayload"]) for r in self.rows(sql, *params)]
+        if not light:
+            sql = (
+                f"SELECT jsonPayload FROM {names.TABLE} WHERE {' AND '.join(where)} ORDER BY jsonPayload.step"
+            )
+            return [Rollout.from_payload(r["jsonPayload"]) for r in self.rows(sql, *params)]
+        picked = ", ".join(f"jsonPayload.{f} AS {_ALIAS.get(f, f)}" for f in LIGHT)
+        sql = f"SELECT {picked} FROM {names.TABLE} WHERE {' AND '.join(where)} ORDER BY jsonPayload.step"
+        back = {_ALIAS.get(f, f): f for f in LIGHT}
+        return [Rollout.from_payload({back[k]: v for k, v in r.items()}) for r in self.rows(sql, *params)]
 
     def steps(self, job: str) -> list[tuple[int, int]]:
         """(step, records) of every step the job's ledger holds."""

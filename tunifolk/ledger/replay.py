@@ -41,6 +41,8 @@ from tunifolk.ledger.bigquery import LedgerReader, Rollout
 MOVES_KEPT = 5
 """Largest moves reported per step and overall."""
 
+WARM_UP = "يا بحر يا موجك غدّار\nوالليل طويل علينا"
+"""Scored once in the parent: every shard process inherits the loaded lexicon."""
 Scored = tuple[int, str, float, float]
 """(step, example digest, recorded reward, new reward) of one rollout."""
 
@@ -53,13 +55,18 @@ class ShardResult:
     moves: list[dict[str, Any]] = field(default_factory=list)
     read_s: float = 0.0
     score_s: float = 0.0
+    cpu_s: float = 0.0
+    """CPU time of the whole shard (reading, decoding, scoring): what a core spends, whatever the
+    machine's other load does to wall time."""
 
     def as_json(self) -> dict[str, Any]:
-        return {"scored": self.scored, "moves": self.moves, "read_s": self.read_s, "score_s": self.score_s}
+        return {"scored": self.scored, "moves": self.moves, "read_s": self.read_s, "score_s": self.score_s,
+                "cpu_s": self.cpu_s}  # fmt: skip
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> ShardResult:
-        return cls([tuple(s) for s in doc["scored"]], doc["moves"], doc["read_s"], doc["score_s"])  # type: ignore[misc]
+        scored = [(int(a), str(b), float(c), float(d)) for a, b, c, d in doc["scored"]]
+        return cls(scored, doc["moves"], doc["read_s"], doc["score_s"], doc.get("cpu_s", 0.0))
 
 
 def rescore(rows: list[Rollout]) -> tuple[list[Scored], list[dict[str, Any]]]:
@@ -96,13 +103,13 @@ def run_shard(
     """Shard `index` of `count`: read its steps from the ledger, score them again."""
     from tunifolk.vertex import VertexClient
 
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     with VertexClient(endpoint=endpoint) as client:
         reader = LedgerReader(project, dataset, client=client)
-        rows = reader.rollouts(job, shard=(index, count) if count > 1 else None, steps=steps)
+        rows = reader.rollouts(job, shard=(index, count) if count > 1 else None, steps=steps, light=True)
     t1 = time.perf_counter()
     scored, moves = rescore(rows)
-    return ShardResult(scored, moves, t1 - t0, time.perf_counter() - t1)
+    return ShardResult(scored, moves, t1 - t0, time.perf_counter() - t1, time.process_time() - cpu0)
 
 
 def _shard_entry(args: tuple[Any, ...]) -> dict[str, Any]:
@@ -119,6 +126,7 @@ def replay(
 ) -> list[ShardResult]:
     """Run `shards` local processes, one shard each (the Cloud Run job's tasks, here)."""
     jobs = [(project, dataset, job, i, shards, steps, endpoint) for i in range(shards)]
+    score(WARM_UP, {"form": "malzuma", "script": "arabic"})  # the lexicon loads once, before the fork
     if shards == 1:
         return [ShardResult.from_json(_shard_entry(jobs[0]))]
     with ProcessPoolExecutor(max_workers=shards, mp_context=get_context("fork")) as pool:
