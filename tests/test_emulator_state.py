@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import requests
 
 from discovery import validate
 from emulator_api import (
     FAST,
+    PROJECT,
     RewardServer,
     api,
     create_job,
@@ -25,8 +27,9 @@ from emulator_api import (
     world,
     write_datasets,
 )
+from engine import LocalStack, require_engine
 from servers import emulator
-from tunifolk.emulator.limits import CONCURRENT_TUNING_JOBS_METRIC
+from tunifolk.emulator.limits import CONCURRENT_TUNING_JOBS, CONCURRENT_TUNING_JOBS_METRIC
 from tunifolk.job import names
 from tunifolk.job.limits import TERMINAL_STATES
 
@@ -142,3 +145,31 @@ def test_delete_version_refuses_the_only_and_the_default_version(tmp_path: Path)
         )
         refused = requests.delete(api(url, model + ":deleteVersion"), timeout=10)
         assert "deployed" in google_error(refused, 400)  # no longer the default: only its endpoints hold it
+
+
+@pytest.mark.slow  # `tunifolk local start|stop`, as a user runs them
+def test_local_stop_and_start_keep_the_emulator_state_and_the_quota(tmp_path: Path) -> None:
+    """`local start` runs the emulator with its state under the local dir and Google's default quota of
+    concurrent tuning jobs; a `local stop` and `local start` keep the jobs it made."""
+    require_engine()
+    stack = LocalStack(tmp_path)
+    train, val = write_datasets(stack.gcs)
+    try:
+        stack.tunifolk("local", "start", "--port", "0", "--step-seconds", "5")
+        url = (stack.local / "emulator.url").read_text().strip()
+        first = create_job(url, job_body(train, val, "http://127.0.0.1:9/ok", labels={"k": "a"}))
+        for i in range(1, CONCURRENT_TUNING_JOBS):  # Google's default is 1: none here
+            create_job(url, job_body(train, val, "http://127.0.0.1:9/ok", labels={"k": str(i)}))
+        more = job_body(train, val, "http://127.0.0.1:9/ok", labels={"k": "more"})
+        refused = requests.post(api(url, JOBS), json=more, timeout=10)
+        google_error(refused, 429, "RESOURCE_EXHAUSTED", "RESOURCE_QUOTA_EXCEEDED")
+        stack.tunifolk("local", "stop")
+        assert (stack.local / "emulator-state.json").is_file()
+        stack.tunifolk("local", "start", "--port", "0", "--step-seconds", "5")
+        url = (stack.local / "emulator.url").read_text().strip()
+        again = get_job(url, first["name"])
+        assert again["createTime"] == first["createTime"] and again["labels"] == {"k": "a"}
+        stranger = names.with_project(first["name"].rsplit("/", 1)[0] + "/1234567890123456789", PROJECT)
+        google_error(requests.get(api(url, stranger), timeout=10), 404, "NOT_FOUND")
+    finally:
+        stack.tunifolk("local", "stop")

@@ -6,7 +6,9 @@
   to the local emulator (`TUNIFOLK_VERTEX_ENDPOINT`).
 * `start` runs the Vertex emulator in the background (fast emulated steps, so `wait: succeeded`
   returns in seconds) and wakes the reward scorers of the stand-in's Cloud Run services; `stop`
-  stops them. Both are idempotent; pid files, logs and the emulator's URL live in build/local/.
+  stops them. Both are idempotent; pid files, logs and the emulator's URL live in build/local/, and
+  so does the emulator's state (emulator-state.json), which a stop and a start keep. The emulator
+  holds Google's default quota of concurrent tuning jobs (tunifolk.emulator.limits).
   `start --fresh-project` makes the stand-ins a project that has never been used: APIs off until
   enabled, no service agent (tunifolk/project_state.py).
 
@@ -34,6 +36,7 @@ import requests
 
 from tunifolk import standin
 from tunifolk.cli.context import ROOT, help_for
+from tunifolk.emulator.limits import CONCURRENT_TUNING_JOBS
 from tunifolk.errors import PROBLEM, USAGE, ConfigError, TunifolkError
 from tunifolk.invoker import LOCAL_TIME_SCALE, TIME_SCALE_ENV, time_scale
 from tunifolk.project_state import DEFAULT_ENABLE_SECONDS, ProjectState
@@ -48,6 +51,7 @@ LOCAL_ENV = "TUNIFOLK_LOCAL_DIR"
 DEFAULT_PORT = 8090
 DEFAULT_STEP_SECONDS = 0.02
 TIME_SCALE_FILE = "time-scale"
+EMULATOR_STATE = "emulator-state.json"  # the emulator's jobs, models, endpoints: kept across stop/start
 OFFLINE = {
     "PULUMI_CONFIG_PASSPHRASE": "",  # the local stack holds no secrets; an empty passphrase is accepted
     "PULUMI_SKIP_UPDATE_CHECK": "true",
@@ -261,7 +265,9 @@ def start_emulator(port: int, step_seconds: float, extra: list[str] | None = Non
         proc = subprocess.Popen(
             [sys.executable, "-m", "tunifolk.emulator", "--port", str(port),
              "--step-seconds", str(step_seconds), "--gcs-dir", str(gcs),
-             "--project-dir", str(standin.state_dir()), *(extra or [])],
+             "--project-dir", str(standin.state_dir()),
+             "--state-file", str(folder / EMULATOR_STATE),
+             f"--concurrent-tuning-jobs={CONCURRENT_TUNING_JOBS}", *(extra or [])],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
             stdout=out,
@@ -272,8 +278,9 @@ def start_emulator(port: int, step_seconds: float, extra: list[str] | None = Non
     url = None
     while time.monotonic() < deadline:
         text = log.read_text(encoding="utf-8", errors="replace")
-        if url is None and text.startswith("listening on "):
-            url = text.splitlines()[0].removeprefix("listening on ").strip()
+        if url is None:  # its first line of stdout; stderr (a warning) may come before it in the log
+            said = [line for line in text.splitlines() if line.startswith("listening on ")]
+            url = said[0].removeprefix("listening on ").strip() if said else None
         if proc.poll() is not None:
             last = (text.strip().splitlines() or ["no output"])[-1]
             if "Address already in use" in text:
