@@ -332,4 +332,5 @@ def test_a_disabled_api_is_not_a_missing_permission(scripted) -> None:
         VertexClient(endpoint=url, retry=FAST).get_tuning_job(JOB)
     err = info.value
     assert err.service_disabled and not err.permission_denied
+    assert str(err).endswith(err.fix) and "\n" not in str(err)  # one line that names the fix
     assert "gcloud services enable aiplatform.googleapis.com --project 123`" in err.fix

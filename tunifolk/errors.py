@@ -163,9 +163,12 @@ class VertexError(TunifolkError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
+        """One line: the call, the status and reason, Google's message and, for a reason in REASONS,
+        the fix (so a SERVICE_DISABLED or a used-up quota names what to do wherever it surfaces)."""
         name = f" {self.status_name}" if self.status_name else ""
         why = f" ({self.reason})" if self.reason and self.reason != self.status_name else ""
-        return f"{self.method} {self.path} → {self.status}{name}{why}: {self.message}"
+        fix = f"; {self.fix}" if self.known_reason is not None else ""
+        return f"{self.method} {self.path} → {self.status}{name}{why}: {self.message}{fix}"
 
     @property
     def known_reason(self) -> ErrorReason | None:
