@@ -92,7 +92,15 @@ caesura is written apart (`` … ``). It starts only after a character that is n
 run of dots is tried once."""
 _HARD_MARK = re.compile("[*⁂\t|\u3000]|   ")
 """The caesura marks but the ellipsis: beside one of them, an ellipsis is a pause inside a half-line."""
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_ARTICLE = (
+    "(?i:[wbfl]?[ae](?:l[-‐‑]|"
+    + "|".join(f"{c}[-‐‑](?={c})" for c in ("dh", "th", "ch", "sh", "d", "t", "s", "z", "j", "n", "r"))
+    + "))"
+)
+"""An Arabizi article written with a hyphen (``ed-dar``, ``ech-chams``, ``wez-zghared``, ``el-bab``):
+joined to its word, which it is part of (``eddar``); assimilated forms only before their own letter.
+Latin letters only, so Arabic script is split as before; a fixed-length prefix, so still linear."""
+_WORD = re.compile(rf"(?:(?<![^\W_]){_ARTICLE}(?=[^\W_]))?[^\W_]+(?:['’][^\W_]+)*")
 
 PROSE_WORDS_PER_HEMISTICH = 14
 
