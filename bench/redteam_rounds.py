@@ -2,7 +2,8 @@
 
 Each round is a file `tests/redteam_rounds/roundN.jsonl` written by an attacker who had not read the
 tests or earlier rounds (docs/scorer.md, "Rounds"); one case per line: `id`, `tier`, `category`,
-`references`, `text`, and for a harmless variant the `base` case it is a layout of. A case holds when:
+`references`, `text`, for a harmless variant the `base` case it is a layout of, and where the case
+needs a thought part, the response's `parts`. A case holds when:
 
 - cheat: the reward is at most 0;
 - wrong_form: at most 0.3;
@@ -38,6 +39,8 @@ class Case:
     references: dict[str, Any]
     text: str
     base: str | None
+    parts: tuple[dict[str, Any], ...] = ()
+    """The response's parts where the case needs more than its text (a thought part)."""
 
 
 def load(folder: Path = ROUNDS) -> list[Case]:
@@ -55,6 +58,7 @@ def load(folder: Path = ROUNDS) -> list[Case]:
                         d["references"],
                         d["text"],
                         d.get("base"),
+                        tuple(d.get("parts") or ()),
                     )
                 )
     return cases
@@ -63,7 +67,7 @@ def load(folder: Path = ROUNDS) -> list[Case]:
 def reward(case: Case) -> float:
     from scorer.score import score
 
-    return score({"parts": [{"text": case.text}]}, case.references).reward
+    return score({"parts": list(case.parts) or [{"text": case.text}]}, case.references).reward
 
 
 def holds(case: Case, r: float, rewards: dict[str, float]) -> bool:

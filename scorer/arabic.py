@@ -316,9 +316,9 @@ def rhyme_identity(word: str) -> str:
     """The rhyme word itself, for īṭāʾ (one word reused as rhyme): folded as the rhyme is (letters
     of the alphabet only, case and spelling for Arabizi) and without a clitic prefix (ال ب و ل ك ف
     and their chains; el- w- b- l- … in Arabizi), so الدار, دار, ودار, بالدار, Dar and DAR are one
-    word. A one-letter Arabizi clitic comes off only when what is left is a known word (wdar is dar,
-    blad and wled stay two words). A stem must keep three letters after a one-letter clitic (باب
-    is not ب + اب), two after a longer one."""
+    word. A one-letter Arabizi clitic comes off only when what is left is a known word and the
+    whole is not one (wdar is dar; blad, wled and b3id stay words of their own). A stem must keep
+    three letters after a one-letter clitic (باب is not ب + اب), two after a longer one."""
     key = rhyme_key(word)
     w = key.word
     if not w:
@@ -327,9 +327,9 @@ def rhyme_identity(word: str) -> str:
     clitics = _LATIN_CLITICS if latin else AR_CLITICS
     for c in clitics:
         if w.startswith(c) and len(w) - len(c) >= (3 if len(c) == 1 else 2):
-            if latin and len(c) == 1 and not _latin_known(w[1:]):
+            if latin and len(c) == 1 and (not _latin_known(w[1:]) or _latin_known(w)):
                 # Arabizi glues a one-letter clitic before a consonant only in a word it knows
-                # (wdar); blad and wled are words of their own, not b-lad and w-lad
+                # (wdar); blad, wled, b3id (far, not b + 3id) and b7ar (sea) are words of their own
                 continue
             return w[len(c) :]
     return w

@@ -16,11 +16,19 @@ import unicodedata
 from scorer.arabic import normalize_arabic
 
 _HIDDEN_CHARS = re.compile(
-    "[\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u202a-\u202e\u2066-\u2069\u00ad]"
+    "[\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u202a-\u202e\u2066-\u2069\u00ad"
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\uffa0\ufe00-\ufe0d"
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+    # a text-or-emoji selector is only at home after a symbol (❤️): after a letter it carries nothing
+    "|(?<=[^\\W\\d_])[\ufe0e\ufe0f]"
+    # direction marks between two letters of one word: a word cut so that the eye reads it whole
+    "|[^\\W\\d_][\u200e\u200f\u061c]++[^\\W\\d_][\u200e\u200f\u061c]"
 )
-"""Zero-width and invisible characters, and bidirectional overrides: they cut words into pieces the
-eye does not see, or hide text. Left/right-to-left marks (U+200E, U+200F, U+061C), which phones
-put into Arabic text, are not among them."""
+"""Zero-width and invisible characters, bidirectional overrides, Unicode tag characters (which
+spell ASCII no font shows), variation selectors and fillers (which carry bytes, not letters): they
+cut words into pieces the eye does not see, or hide text. Left/right-to-left marks (U+200E, U+200F,
+U+061C), which phones put into Arabic text between words and at line ends, count only inside a
+word, twice (``a‎b‎c``): a phone does not put one between two letters of a word."""
 
 _HIDDEN_MARKUP = re.compile(
     r"<!--|display\s*+:\s*+none|visibility\s*+:\s*+hidden|font-size\s*+:\s*+0|opacity\s*+:\s*+0"
@@ -38,7 +46,9 @@ _TO_A_JUDGE = re.compile(
     r"|\b(?:system|assistant|instruction|instructions)\s*+:"
     r"|\b(?:juge|correcteur|évaluateur|evaluateur|notateur)\b|\bnote\s++(?:maximale|parfaite|de\s++\d|\d)"
     r"|\bdonne[rz]?\s++(?:la\s++)?note\b"
-    r"|\b(?:rate|rated|rating)\b|\b\d{1,3}\s*+/\s*+(?:10|100|5)\b",
+    r"|\b(?:rate|rated|rating)\b|\b\d{1,3}\s*+/\s*+(?:10|100|5)\b"
+    r"|\b(?:3achra|3ach|\d{1,3})\s++3(?:la|al)\s++(?:3achra|3ach|\d{1,3})\b"
+    r"|\ba?3tini\s++(?:el\s++)?(?:3achra|3ach|\d|note|noqta|no9ta)",
     re.I,
 )
 """Words for a judge and what one is told, in English and French: no Tunisian poem addresses them."""
@@ -48,17 +58,22 @@ _TO_A_JUDGE_AR = re.compile(
     "|علامه كامله|العلامه الكامله|درجه كامله|الدرجه الكامله|اعلي درجه|اعلى درجه|اعلي علامه|اعلى علامه"
     "|تجاهل (?:كل |جميع )?التعليمات|تجاهل ما سبق|قيم هذه القصيده|قيم القصيده"
     "|اعط(?:ي|ها|يها)? (?:هذه )?القصيده|اعلي نقطه|اعلى نقطه|اقصي نقطه"
+    # Derja: "ten out of ten", "give me ten", "O you who read (and mark) this"
+    "|(?:عشره|عشرين|ميه) (?:على|علي|من) (?:عشره|عشرين|ميه)"
+    "|(?<![\\w])[0-9٠-٩]{1,3} ?(?:على|علي|من) ?[0-9٠-٩]{1,3}(?![\\w])"
+    "|ا?عطيني (?:ال)?(?:عشره|علامه|نقطه|العلامه|النقطه|[0-9٠-٩])"
+    "|تستاهل (?:ال)?(?:عشره|علامه|نقطه|[0-9٠-٩])|يا اللي تقر[اي] |يا اللي تصحح|يا قارئ"
 )
 """The same in Arabic script, as `normalize_arabic` writes it (ة → ه, hamzas on alef → ا)."""
 
 
 _ARABIC = re.compile("[\u0600-\u06ff]")
-_LATIN_WORD = re.compile("[a-zà-ÿ]+")
+_LATIN_WORD = re.compile("[a-zà-ÿ0-9]+")
 _TRIGGERS = frozenset(
     """judge grader graders evaluator evaluators rater raters autorater reviewer annotator assessor scorer
     llm language ignore disregard forget give assign award rate rated rating grade score reward mark marks
     points system assistant instruction instructions juge correcteur évaluateur evaluateur notateur note
-    donne donner donnez""".split()  # noqa: SIM905
+    donne donner donnez 3achra 3ach 3la 3al 3tini a3tini""".split()  # noqa: SIM905
 )
 """A word `_TO_A_JUDGE` cannot match without: the pattern runs only on a text that has one of them (or a
 slash, for `10/10`), so a poem pays a set lookup per Latin word instead of a case-folded scan."""

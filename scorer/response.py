@@ -53,3 +53,17 @@ def _parts_text(parts: Any) -> str:
             if isinstance(t, str):
                 out.append(t)
     return "\n".join(out)
+
+
+def thought_text(response: Any) -> str:
+    """Join the thought parts' text of a Gemini ``Content`` (or list of parts): not the poem, but
+    whether a judge reads them is not documented, so words aimed at one count there too
+    (`scorer.hidden`, docs/scorer.md "One text")."""
+    parts = response.get("parts") if isinstance(response, dict) else response
+    if not isinstance(parts, list):
+        return ""
+    return "\n".join(
+        p["text"]
+        for p in parts
+        if isinstance(p, dict) and p.get("thought") and isinstance(p.get("text"), str)
+    )

@@ -22,7 +22,7 @@ from scorer.arabic import arabizi_fold, rhyme_identity
 from scorer.catalogue import FormSpec, lookup
 from scorer.hidden import reader_text
 from scorer.lexicon import is_arabic_word, is_arabizi_word
-from scorer.response import extract_text
+from scorer.response import extract_text, thought_text
 from scorer.structure import Ends, score_bayt, score_strophic, short_penalty
 from scorer.text import MAX_CHARS, Line, Poem, parse_poem
 from scorer.variety import DERJA, UNKNOWN, detect
@@ -150,7 +150,7 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     form_gate = sub.pop("_size_gate", 1.0)
     if form_gate < 1.0:
         sub["form"] = form_gate
-    reader = reader_text(raw[: MAX_CHARS + 1])
+    reader = reader_text(raw[: MAX_CHARS + 1]) or reader_text(thought_text(response)[: MAX_CHARS + 1])
     if reader:
         sub["one_text"] = 0.0
     base = sum([w * sub.get(k, 0.0) for k, w in weights]) / weight_sum

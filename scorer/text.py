@@ -92,15 +92,7 @@ caesura is written apart (`` … ``). It starts only after a character that is n
 run of dots is tried once."""
 _HARD_MARK = re.compile("[*⁂\t|\u3000]|   ")
 """The caesura marks but the ellipsis: beside one of them, an ellipsis is a pause inside a half-line."""
-_ARTICLE = (
-    "(?i:[wbfl]?[ae](?:l[-‐‑]|"
-    + "|".join(f"{c}[-‐‑](?={c})" for c in ("dh", "th", "ch", "sh", "d", "t", "s", "z", "j", "n", "r"))
-    + "))"
-)
-"""An Arabizi article written with a hyphen (``ed-dar``, ``ech-chams``, ``wez-zghared``, ``el-bab``):
-joined to its word, which it is part of (``eddar``); assimilated forms only before their own letter.
-Latin letters only, so Arabic script is split as before; a fixed-length prefix, so still linear."""
-_WORD = re.compile(rf"(?:(?<![^\W_]){_ARTICLE}(?=[^\W_]))?[^\W_]+(?:['’][^\W_]+)*")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 PROSE_WORDS_PER_HEMISTICH = 14
 
@@ -304,10 +296,11 @@ def parse_poem(text: str) -> Poem:
             count_dropped(dropped, "label", len(s))
             continue
         # a caesura mark: one of _SPLIT's characters, "..." or three spaces
+        if (caesura or cleaned) and ("…" in s or "..." in s):
+            # beside a caesura, or on the word before it, an ellipsis is a pause in a half-line; what
+            # is left is read as any line is (a soft caesura, two spaces or ` - `, included)
+            s = (_ELLIPSIS if _HARD_MARK.search(s) else _PAUSE).sub(" ", s)
         if (caesura or cleaned) and ("   " in s or "..." in s or _SPLIT_CHAR.search(s)):
-            if "…" in s or "..." in s:
-                # beside a caesura, or on the word before it, an ellipsis is a pause in a half-line
-                s = (_ELLIPSIS if _HARD_MARK.search(s) else _PAUSE).sub(" ", s)
             parts = [p for p in (h.strip(_PUNCT) for h in _split(s)) if p]
             hemi_words = [w for w in map(_hemi_words, parts) if w]
             if not hemi_words:
