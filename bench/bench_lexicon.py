@@ -6,6 +6,10 @@ there):
 
 * token coverage (share of running words the lexicon knows) and distinct-word coverage, with the
   corpus's French and English words (``foreign.txt``, annotated by hand) and digit strings set aside;
+* the same on TArC, the Tunisian Arabish Corpus (``bench/data/tarc/``, CC BY 4.0, real social-media
+  Arabizi by other writers, see bench/derive_tarc.py): ``dev.tsv`` is the half the lexicon's corpus
+  words were drawn from, ``heldout.tsv`` the posts held out; tokens annotated ``arabizi`` count,
+  foreign and emotag tokens, punctuation, numbers, abbreviations and proper nouns are set aside;
 * the pass rate of two negative sets, seeded: random letter strings (a–z, 3 to 8 letters) and
   random consonant–vowel syllable strings (1 to 3 syllables, as the red team's gibberish writes
   them);
@@ -33,7 +37,10 @@ from scorer import lexicon  # noqa: E402
 from scorer.arabic import normalize_arabic  # noqa: E402
 
 CORPUS = ROOT / "bench" / "data" / "arabizi"
+TARC = ROOT / "bench" / "data" / "tarc"
 SPLITS = ("dev", "heldout")
+TARC_ASIDE_POS = ("PUNC", "SYM", "NOUN_NUM", "NOUN_PROP", "ABBREV", "foreign")
+"""TArC part-of-speech tags whose tokens are not counted (names are not lexicon words)."""
 _WORD = re.compile(r"[^\W_]+")
 SYLLABLE_CONSONANTS = "bdfghjklmnrstwz"
 SYLLABLE_VOWELS = "aeiou"
@@ -57,6 +64,18 @@ def corpus_tokens(split: str = "all") -> list[str]:
     for name in names:
         text = normalize_arabic((CORPUS / f"{name}.txt").read_text(encoding="utf-8"))
         out += [w for w in (t.lower() for t in _WORD.findall(text)) if not w.isdigit() and w not in aside]
+    return out
+
+
+def tarc_tokens(split: str) -> list[str]:
+    """The Arabizi tokens of one TArC half (``dev``, ``heldout``), split as the scorer splits a poem,
+    lower-cased; tokens of the classes and tags in TARC_ASIDE_POS, and digits, set aside."""
+    out: list[str] = []
+    for ln in (TARC / f"{split}.tsv").read_text(encoding="utf-8").splitlines():
+        cols = ln.split("\t")
+        if len(cols) != 3 or cols[1] != "arabizi" or any(p in cols[2] for p in TARC_ASIDE_POS):
+            continue
+        out += [w for w in (t.lower() for t in _WORD.findall(normalize_arabic(cols[0]))) if not w.isdigit()]
     return out
 
 
@@ -109,6 +128,13 @@ def main() -> int:
         tok, dist = coverage(toks)
         print(
             f"arabizi corpus {split:8s}: {len(toks):5d} tokens, {len(set(toks)):4d} distinct;"
+            f" known {tok:6.1%} of tokens, {dist:6.1%} of distinct words"
+        )
+    for split in SPLITS:
+        toks = tarc_tokens(split)
+        tok, dist = coverage(toks)
+        print(
+            f"TArC (real)    {split:8s}: {len(toks):5d} tokens, {len(set(toks)):4d} distinct;"
             f" known {tok:6.1%} of tokens, {dist:6.1%} of distinct words"
         )
     print(f"random letter strings (a-z, 3-8)   pass: {pass_rate(random_letters()):6.2%}")

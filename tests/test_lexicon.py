@@ -7,12 +7,13 @@ import random
 import re
 from pathlib import Path
 
-from bench.bench_lexicon import corpus_tokens, random_letters, random_syllables
+from bench.bench_lexicon import corpus_tokens, random_letters, random_syllables, tarc_tokens
 from bench.bench_lexicon import coverage as corpus_coverage
 from redteam import random_arabic, random_latin
 from scorer import build_lexicon, lexicon
 from scorer.arabic import normalize_arabic
 from scorer.score import score
+from scorer.text import parse_poem
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "samples"
@@ -85,9 +86,12 @@ def test_a_poem_the_lexicon_was_not_built_from_is_language() -> None:
     assert s.subscores["language"] >= 0.9, s
 
 
-# Measured (bench/bench_lexicon.py): 96 % of the development half's tokens, 90 % of the held-out
-# half's; random letters 1.3 %, random syllables 12 %. The floors sit a little under.
-CORPUS_FLOOR = {"dev": 0.93, "heldout": 0.87}
+# Measured (bench/bench_lexicon.py): 97 % of the development half's tokens, 95 % of the held-out
+# half's; on TArC (real Arabizi by other writers) 92 % of the dev half's tokens and 82.6 % of the
+# held-out posts' (issue 18 asks for 80 %); random letters 1.6 %, random syllables 13.4 %. The
+# floors sit a little under.
+CORPUS_FLOOR = {"dev": 0.95, "heldout": 0.92}
+TARC_FLOOR = {"dev": 0.90, "heldout": 0.80}
 
 
 def test_real_arabizi_as_typed_online_is_language() -> None:
@@ -96,6 +100,14 @@ def test_real_arabizi_as_typed_online_is_language() -> None:
     for split, floor in CORPUS_FLOOR.items():
         tokens, _distinct = corpus_coverage(corpus_tokens(split))
         assert tokens >= floor, f"{split}: {tokens:.3f} < {floor}: grow scorer/lexicon/arabizi_core.txt"
+
+
+def test_real_arabizi_by_other_writers_is_language() -> None:
+    """TArC (bench/data/tarc, real Tunisian Arabizi from forums, social networks, blogs and rap,
+    CC BY 4.0): the held-out posts were not read when the corpus words were chosen."""
+    for split, floor in TARC_FLOOR.items():
+        tokens, _distinct = corpus_coverage(tarc_tokens(split))
+        assert tokens >= floor, f"TArC {split}: {tokens:.3f} < {floor}: see bench/derive_tarc.py"
 
 
 def test_random_strings_stay_out_of_arabizi() -> None:
@@ -130,3 +142,23 @@ def test_a_loose_match_needs_length_or_a_digit() -> None:
         assert lexicon.loose_form(lexicon.arabizi_lookup_form(w)) in lexicon.loose_variants(), w
         assert not lexicon.is_arabizi_word(w), w
     assert lexicon.is_arabizi_word("sahbi") and lexicon.is_arabizi_word("s7i7")
+
+
+def test_common_derja_of_a_fresh_attackers_poems_is_language() -> None:
+    """Everyday words a genuine Arabizi poem by another writer used, unknown to the first core."""
+    words = (
+        "nar lin bir sidi safi 7ali cafe 9amra chehi hamm sirr tkoun fet nfakker ommek 7ouch tfou7"
+        " n9ollek 9otelha t3ajjen mnira kbert ma3rouf zor9 khadhra dhlam nsafer mahr michwar zghared"
+    )
+    assert [w for w in words.split() if not lexicon.is_arabizi_word(w)] == []
+
+
+def test_a_hyphenated_article_is_part_of_its_word() -> None:
+    """``ed-dar`` is one word (eddar), not a piece ``ed`` and a word; Arabic script is split as before."""
+    poem = parse_poem("ed-dar w es-sghir fi ej-jbel ** en-nar wez-zghared wet-tabbal\nEch-Chams w el-bab")
+    words = [w for line in poem.lines for w in line.words]
+    assert words[:5] == ["ed-dar", "w", "es-sghir", "fi", "ej-jbel"], words
+    assert "wez-zghared" in words and "Ech-Chams" in words and "el-bab" in words, words
+    assert all(lexicon.is_arabizi_word(w) for w in words), words
+    assert [w for line in parse_poem("ed-bar es-dar").lines for w in line.words] == ["ed", "bar", "es", "dar"]
+    assert [w for line in parse_poem("القلب-الدار").lines for w in line.words] == ["القلب", "الدار"]
