@@ -60,6 +60,9 @@ counts against the poem."""
 DROPPED_CHARGED = ("thinking", "attribute", "title", "signature", "invocation")
 """What the budget covers: text a reader sees that is not the poem (layout marks, numbering and
 separators are free; prose has its own penalty)."""
+PROSE_FREE = 60
+"""Characters of prose around the poem that cost nothing: one short line introducing it (``هاذي
+قصيدة على الصبر:``); the judge reads it too, and words aimed at the judge are `scorer.hidden`'s."""
 RHYME_UNKNOWN = 0.5
 """A hemistich whose last word, the one that carries the rhyme, is not a word keeps this share of its
 worth: an invented rhyme word costs more than an unknown word inside the line, never less."""
@@ -224,8 +227,9 @@ def _common_penalties(poem: Poem, ends: Ends, pen: dict[str, float]) -> None:
     if babble:
         pen["babble"] = min(BABBLE_MAX, BABBLE_RATE * babble)
 
-    if poem.prose_chars:
-        frac = poem.prose_chars / (poem.prose_chars + poem.poem_chars)
+    if poem.prose_chars > PROSE_FREE:
+        prose = poem.prose_chars - PROSE_FREE
+        frac = prose / (prose + poem.poem_chars)
         pen["prose"] = min(0.4, 0.05 + 0.6 * frac)
     if poem.overlong:
         pen["long"] = 0.3

@@ -40,11 +40,13 @@ _PARA = re.compile(r"</?p\s*>", re.I)
 _NUMERAL_LINE = re.compile(r"^\s*[(\[]?\s*(?:\d{1,3}|[٠-٩]{1,3}|[IVXLC]{1,7})\s*[)\].:\-–—]?\s*$")
 _SIGNATURE = re.compile(
     r"^\s*+(?:[-–—~]+\s*+\S|[(\[]?\s*+(?:by|par|signe|بقلم|شعر|كلمات|توقيع)\s*+[:：]?\s*+\S"
-    r"|[(\[][^()\[\]\n]++[)\]]\s*+$)",
+    r"|[(\[][^()\[\]\n]++[)\]]\s*+$"
+    r"|(?:تمت|انتهت|انتهي|النهايه|fin|the\s++end|end)(?:\s++بحمد\s++الله)?+[\s.!…]*+$)",
     re.I,
 )
-"""A signature or credit under the poem: ``— name``, ``بقلم: …``, or a line in brackets
-(``(شعر شعبي تونسي)``). Read on the normalised text (é is e)."""
+"""A signature or credit under the poem: ``— name``, ``بقلم: …``, a line in brackets
+(``(شعر شعبي تونسي)``), or a closing word (تمّت, النهاية, fin). Read on the normalised text (é is e,
+ة is ه, tashkeel gone)."""
 # The lookaheads in _SOFT and _SPLIT only name the characters a match can start with: the same
 # matches, but the engine skips every other position at once (twice as fast on a verse line).
 _SOFT = re.compile(r"(?=[\s/،؛,;])(?:\s+/\s*|\s*/\s+|\s+[-–—]+\s+|\s*[،؛]\s*|\s*[,;]\s+|(?<=\S) {2}(?=\S))")
@@ -92,6 +94,11 @@ caesura is written apart (`` … ``). It starts only after a character that is n
 run of dots is tried once."""
 _HARD_MARK = re.compile("[*⁂\t|\u3000]|   ")
 """The caesura marks but the ellipsis: beside one of them, an ellipsis is a pause inside a half-line."""
+_CREDIT = re.compile(r"^(?:[-–—~]+\s*+\S|(?:by|par|بقلم|شعر|كلمات|توقيع)\s*+[:：]|بقلم\s)", re.I)
+"""A credit line under a title (``بقلم: محمد``, ``— Mohamed``): stricter than `_SIGNATURE`, since a
+poem's second line may open with شعر (hair)."""
+_TABLE_RULE = re.compile(r"^\|?+(?:\s*+:?-{3,}+:?\s*+\|)++(?:\s*+:?-{3,}+:?\s*+)?+$")
+"""A Markdown table's rule row (``|---|---|``): the line above it is the table's header."""
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 PROSE_WORDS_PER_HEMISTICH = 14
@@ -274,6 +281,12 @@ def parse_poem(text: str) -> Poem:
         if not st:
             gap += 1
             continue
+        if st[0] in "|:-" and lines and not gap and _TABLE_RULE.match(st):
+            # the row above a Markdown table's rule is its header (| صدر | عجز |), not a bayt
+            count_dropped(dropped, "markup", len(lines.pop().text))
+            gaps.pop()
+            gap += 2
+            continue
         head = st[0]
         if head in _NUMERAL_START and _NUMERAL_LINE.match(raw):
             gap += 2
@@ -369,6 +382,10 @@ def parse_poem(text: str) -> Poem:
         ):
             lines[-1].signed = True
 
+    if len(lines) >= 5 and gaps[2] and len(lines[1].words) <= 4 and _CREDIT.match(lines[1].text):
+        # a credit line under a leading title (``الصبر`` / ``بقلم: محمد``), apart from the poem
+        count_dropped(dropped, "signature", len(lines.pop(1).text))
+        gaps.pop(1)
     blocks = blocks_of(lines, gaps)
     if blocks:
         drop_signature(blocks, dropped)
@@ -439,7 +456,7 @@ def _arabic_letters_not_starting(words: str) -> frozenset[str]:
 _NO_LABEL_START = _arabic_letters_not_starting(_LABEL_WORDS)
 _NO_PROSE_LEAD_START = _arabic_letters_not_starting(_PROSE_LEAD_WORDS)
 _NOT_LATIN_BYTES = bytes(c for c in range(256) if not (65 <= c <= 90 or 97 <= c <= 122))
-_SIGN_START = frozenset("-–—~bpsBPSبشكت([")
+_SIGN_START = frozenset("-–—~bpsBPSfFtTeEبشكتا([")
 _NUMERAL_START = frozenset("0123456789٠١٢٣٤٥٦٧٨٩([IVXLC")
 
 
