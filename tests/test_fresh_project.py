@@ -6,6 +6,9 @@ grant to a service agent Google has not created is Google's 400 until `ServiceId
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -136,3 +139,33 @@ def test_the_emulator_refuses_vertex_until_aiplatform_is_enabled(state: Path) ->
         assert requests.get(jobs, timeout=10).status_code == 403, "enabled before the enable applied"
         time.sleep(max(0.0, ready - time.time()) + 0.05)
         assert requests.get(jobs, timeout=10).status_code == 200
+
+
+def test_fresh_project_is_refused_while_the_stand_in_holds_a_deployed_stack(tmp_path: Path) -> None:
+    """A project with a stack in it has been used: `--fresh-project` names the fix and leaves it as it is."""
+    from tunifolk.standin.store import Record, Store
+
+    standin = tmp_path / "standin"
+    Store(standin).put(Record("gcp:storage/bucket:Bucket", "b-held", {}, {}))
+    ProjectState(standin).enable(PROJECT, "run.googleapis.com")
+    env = {
+        **os.environ,
+        "TUNIFOLK_STANDIN_DIR": str(standin),
+        "TUNIFOLK_LOCAL_DIR": str(tmp_path / "local"),
+        "TUNIFOLK_GCS_DIR": str(tmp_path / "gcs"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "tunifolk", "local", "start", "--port", "0", "--fresh-project"],
+        cwd=servers.ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert (
+        "--fresh-project: the stand-in holds 1 resources" in done.stderr
+        and "run pulumi destroy first" in done.stderr
+    )
+    assert "Traceback" not in done.stderr
+    assert not ProjectState(standin).fresh and ProjectState(standin).enabled(PROJECT, "run.googleapis.com")
