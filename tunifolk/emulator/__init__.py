@@ -8,8 +8,10 @@ What it imports from the project: `tunifolk.job.shapes` (the request shapes its 
 to, and the output-only fields a job's echo drops) and `tunifolk.job.limits` (the service limits
 it shares with the job model, through `limits`) and `tunifolk.job.names` (a project's number, the
 same the gcp stand-in gives it: names are answered with it) and `tunifolk.local_gcs` (the file
-that holds a `gs://` object, by the same rules as the gcp stand-in). Nothing else: it reaches the
-scorer only over HTTP, and mirrors the scorer's catalogue of forms instead of importing it.
+that holds a `gs://` object, by the same rules as the gcp stand-in) and `tunifolk.project_state`
+(with `--project-dir`: whether aiplatform is enabled, and the agents a job's create makes). Nothing
+else: it reaches the scorer only over HTTP, and mirrors the scorer's catalogue of forms instead of
+importing it.
 
 Modules:
 - `app`: composes the route families over one `state.State` and dispatches (faults land here);
