@@ -94,12 +94,20 @@ caesura is written apart (`` … ``). It starts only after a character that is n
 run of dots is tried once."""
 _HARD_MARK = re.compile("[*⁂\t|\u3000]|   ")
 """The caesura marks but the ellipsis: beside one of them, an ellipsis is a pause inside a half-line."""
+_ARTICLE = (
+    "(?i:[wbfl]?[ae](?:l[-‐‑]|"
+    + "|".join(f"{c}[-‐‑](?={c})" for c in ("dh", "th", "ch", "sh", "d", "t", "s", "z", "j", "n", "r"))
+    + "))"
+)
+"""An Arabizi article written with a hyphen (``ed-dar``, ``ech-chams``, ``wez-zghared``, ``el-bab``):
+joined to its word, which it is part of (``eddar``); assimilated forms only before their own letter.
+Latin letters only, so Arabic script is split as before; a fixed-length prefix, so still linear."""
 _CREDIT = re.compile(r"^(?:[-–—~]+\s*+\S|(?:by|par|بقلم|شعر|كلمات|توقيع)\s*+[:：]|بقلم\s)", re.I)
 """A credit line under a title (``بقلم: محمد``, ``— Mohamed``): stricter than `_SIGNATURE`, since a
 poem's second line may open with شعر (hair)."""
 _TABLE_RULE = re.compile(r"^\|?+(?:\s*+:?-{3,}+:?\s*+\|)++(?:\s*+:?-{3,}+:?\s*+)?+$")
 """A Markdown table's rule row (``|---|---|``): the line above it is the table's header."""
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_WORD = re.compile(rf"(?:(?<![^\W_]){_ARTICLE}(?=[^\W_]))?[^\W_]+(?:['’][^\W_]+)*")
 
 PROSE_WORDS_PER_HEMISTICH = 14
 
@@ -260,6 +268,7 @@ def parse_poem(text: str) -> Poem:
     gaps: list[int] = []  # blank lines (2 for a stanza number, a separator or prose) before each line
     marks: list[bool] = []  # the first two lines carried heading/bold markup
     in_fence = False
+    credit = False  # the second line is a credit (``بقلم: محمد``, ``— Mohamed``)
     gap = 0
     last_raw = prev_raw = ""
     # a line met again (a refrain) reads as it did the first time: its fields are reused (they are
@@ -367,6 +376,8 @@ def parse_poem(text: str) -> Poem:
         if len(marks) < 2:
             marks.append(marked)
         fields = again[raw] = (s, parts, words, hemi_words, key)
+        if len(lines) == 1 and len(words) <= 4 and _CREDIT.match(st):
+            credit = True  # read on the line as written: cleaning takes a leading dash for a bullet
         lines.append(Line(*fields))
         gaps.append(gap)
         gap = 0
@@ -382,7 +393,7 @@ def parse_poem(text: str) -> Poem:
         ):
             lines[-1].signed = True
 
-    if len(lines) >= 5 and gaps[2] and len(lines[1].words) <= 4 and _CREDIT.match(lines[1].text):
+    if credit and len(lines) >= 5 and gaps[2]:
         # a credit line under a leading title (``الصبر`` / ``بقلم: محمد``), apart from the poem
         count_dropped(dropped, "signature", len(lines.pop(1).text))
         gaps.pop(1)

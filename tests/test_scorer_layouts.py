@@ -169,6 +169,14 @@ LINE_LAYOUTS: dict[str, LineLayout] = {
 def _render(kind: str) -> Callable[[Blocks, dict[str, str]], str]:
     def render(blocks: Blocks, refs: dict[str, str]) -> str:
         strophic = FORMS[refs["form"]].kind == "strophic"
+        if kind == "table":  # a Markdown table, a bayt's halves in two columns under a header
+            if strophic or not all(len(_CAESURA.split(ln)) == 2 for b in blocks for ln in b):
+                return render_plain(blocks, refs)
+            head = "| صدر | عجز |" if refs.get("script", "arabic") == "arabic" else "| sadr | 3ajz |"
+            rows = [
+                "| " + " | ".join(h.strip() for h in _CAESURA.split(ln)) + " |" for b in blocks for ln in b
+            ]
+            return "\n".join([head, "|---|---|", *rows])
         if kind == "plain" or not strophic:
             if kind == "spaced":
                 return "\n\n".join("\n\n".join(b) for b in blocks)
@@ -186,7 +194,8 @@ def _render(kind: str) -> Callable[[Blocks, dict[str, str]], str]:
     return render
 
 
-RENDERS = {k: _render(k) for k in ("plain", "spaced", "⁂", "***", "* * *", "numbered", "one line")}
+render_plain = _render("plain")
+RENDERS = {k: _render(k) for k in ("plain", "spaced", "⁂", "***", "* * *", "numbered", "one line", "table")}
 
 # --- the frame: text -> text -----------------------------------------------------------------------------
 
@@ -202,6 +211,15 @@ FRAMES: dict[str, Callable[[str, str], str]] = {
     "bismillah": lambda t, _s: "بسم الله الرحمن الرحيم\n\n" + t,
     "credit line": lambda t, _s: t + "\n\n(شعر شعبي تونسي)",
     "credit line (latin)": lambda t, _s: t + "\n\n(Tunisian folk poem)",
+    "title and credit line": lambda t, s: (
+        ("الصبر\nبقلم: محمد" if s == "arabic" else "Sabr\n— Mohamed") + "\n\n" + t
+    ),
+    "credit: a closing word": lambda t, s: t + "\n\n" + ("تمّت" if s == "arabic" else "Fin."),
+    "title: a line introducing the poem": lambda t, s: (
+        ("هاذي قصيدة كتبتها على قد ما طلبت:" if s == "arabic" else "Voici une qasida comme demandé :")
+        + "\n\n"
+        + t
+    ),
     "CRLF": lambda t, _s: t.replace("\n", "\r\n"),
     "no-break spaces": lambda t, _s: t.replace(" ", "\u00a0"),
 }
