@@ -9,6 +9,7 @@ scorer, as in tests/test_cli.py.
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
@@ -18,6 +19,7 @@ from tunifolk import operations as ops
 from tunifolk.cli import main
 from tunifolk.errors import STILL_RUNNING
 from tunifolk.job.limits import MAX_TOTAL_STEPS
+from tunifolk.paths import ROOT
 from tunifolk.vertex import ENDPOINT_ENV
 
 WHERE = ["--stack", "dev", "--project", "tunifolk-first-use"]
@@ -97,3 +99,34 @@ def test_estimate_applies_the_step_limit_of_check(capsys) -> None:
     assert main(["estimate", *WHERE, "--json"]) == 0  # the seed's run passes: no deployed value needed
     data = json.loads(capsys.readouterr().out)
     assert data["total_steps"] == data["asked_steps"] == 156 and data["check_problems"] == []
+
+
+def test_a_local_stack_file_that_stack_rm_deleted_comes_back_from_git(tmp_path, capsys) -> None:
+    """`pulumi stack rm local` without --preserve-config deletes Pulumi.local.yaml: `local env` and
+    `local start` restore it from git's HEAD (here a repository of its own, with real git)."""
+    from tunifolk.cli.commands.local import LOCAL_STACK_FILE, LocalError, restore_stack_file
+
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=repo, check=True
+        )
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    committed = (ROOT / LOCAL_STACK_FILE).read_bytes()
+    (repo / LOCAL_STACK_FILE).write_bytes(committed)
+    git("init", "-q")
+    git("add", LOCAL_STACK_FILE)
+    git("commit", "-q", "-m", "local stack")
+    (repo / LOCAL_STACK_FILE).unlink()
+    restore_stack_file(repo)
+    assert (repo / LOCAL_STACK_FILE).read_bytes() == committed
+    assert "restored Pulumi.local.yaml from git" in capsys.readouterr().err
+    restore_stack_file(repo)  # present: left alone, nothing said
+    assert capsys.readouterr().err == ""
+
+    elsewhere = tmp_path / "no-git-here"
+    elsewhere.mkdir()
+    with pytest.raises(LocalError, match="--preserve-config") as refused:
+        restore_stack_file(elsewhere)
+    assert refused.value.exit_code == 2

@@ -17,7 +17,7 @@ import pytest
 import requests
 
 import servers
-from engine import LocalStack
+from engine import ROOT, LocalStack
 from jobs import inputs, write_dataset
 from polling import job_state
 from tunifolk.job import bodies
@@ -105,11 +105,16 @@ def test_the_lifecycle_never_destroys_more_than_asked(stack: LocalStack, tmp_pat
             "tunifolk:cleanup: all": "tunifolk:cleanup: all\n  tunifolk:labels:\n    run: continued",
         },
     )
-    continued.init()
-    continued.pulumi("up", "--yes", "--skip-preview", "--config-file", str(config))
-    second = job_outputs(continued)
-    assert second["tuned_model"] == f"{model}@2", "item 1: not a new version of the parent"
-    continued.pulumi("destroy", "--yes", "--skip-preview", "--config-file", str(config))
+    # `stack init` writes Pulumi.continued.yaml (its passphrase salt) beside the program: this stack's
+    # own, removed when done (and ignored by git, should a killed run leave it).
+    try:
+        continued.init()
+        continued.pulumi("up", "--yes", "--skip-preview", "--config-file", str(config))
+        second = job_outputs(continued)
+        assert second["tuned_model"] == f"{model}@2", "item 1: not a new version of the parent"
+        continued.pulumi("destroy", "--yes", "--skip-preview", "--config-file", str(config))
+    finally:
+        (ROOT / "Pulumi.continued.yaml").unlink(missing_ok=True)
     assert not exists(continued, second["tuned_model"])
     assert all(exists(stack, name) for name in serving(first)), "item 1: the parent's run was deleted"
 

@@ -1,8 +1,10 @@
 """What every operator command needs: the stack's config, the job's name, a client, a console.
 
 Configuration comes from the stack file (`--stack dev` reads `Pulumi.dev.yaml` directly: no Pulumi
-CLI needed) and from flags, which win. Values only a deployed stack knows — the scorer's URI and the
-dataset URIs — come from flags, or from `pulumi stack output` where a Pulumi CLI exists.
+CLI needed) and from flags, which win. Without `--stack`, the stack is the one `pulumi stack select`
+chose, where a Pulumi CLI and a selected stack exist (as every `pulumi` command does), else `dev`;
+the CLI says so on stderr when it is not `dev`. Values only a deployed stack knows — the scorer's
+URI and the dataset URIs — come from flags, or from `pulumi stack output` where a Pulumi CLI exists.
 """
 
 from __future__ import annotations
@@ -43,7 +45,11 @@ def client() -> VertexClient:
 
 def add_stack_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("stack")
-    group.add_argument("--stack", default="dev", help="read Pulumi.STACK.yaml for the config (default: dev)")
+    group.add_argument(
+        "--stack",
+        help="read Pulumi.STACK.yaml for the config (default: the stack `pulumi stack select` chose, "
+        f"else {DEFAULT_STACK})",
+    )
     group.add_argument("--project", help="Google Cloud project (default: the stack's gcp:project)")
     group.add_argument("--location", help="tuning region (default: the stack's tunifolk:region)")
 
@@ -74,11 +80,57 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 
 # --------------------------------------------------------------------------- resolution
 
+DEFAULT_STACK = "dev"
+"""The stack read when no --stack is given and Pulumi has no selected stack (or no CLI)."""
+
+
+def stack_name(args: argparse.Namespace) -> str:
+    """`--stack`, else the stack Pulumi selected (`pulumi stack --show-name`), else `dev`: resolved
+    once per command, so `tunifolk list` after `pulumi stack select local` lists the local stack's
+    jobs, not the dev stack's. A stack other than the default is said on stderr; the default is not
+    (no Pulumi CLI or no selected stack), which keeps an expected failure one line."""
+    if getattr(args, "stack", None):
+        return args.stack
+    selected, _ = _pulumi("stack", "--show-name")
+    name = selected.rsplit("/", 1)[-1] if selected else None
+    if name and name != DEFAULT_STACK:
+        if (ROOT / f"Pulumi.{name}.yaml").is_file():
+            say(f"stack {name} (the one `pulumi stack select` chose; --stack to read another)")
+        else:
+            say(f"stack {DEFAULT_STACK}: the selected stack {name} has no Pulumi.{name}.yaml here")
+            name = DEFAULT_STACK
+    args.stack = name or DEFAULT_STACK
+    return args.stack
+
+
+def _pulumi(*command: str) -> tuple[str | None, str]:
+    """`pulumi COMMAND` in the project: (its output, "") or (None, why it gave none)."""
+    if shutil.which("pulumi") is None:
+        return None, "no Pulumi CLI on PATH"
+    try:
+        done = subprocess.run(
+            ["pulumi", *command, "--non-interactive"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"`pulumi {' '.join(command)}` failed: {exc}"
+    value = done.stdout.strip()
+    if done.returncode == 0 and value:
+        return value, ""
+    lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+    detail = next((line for line in lines if line.startswith("error:")), lines[-1] if lines else "no output")
+    return None, f"`pulumi {' '.join(command)}` said: {detail}"
+
 
 def stack_config(args: argparse.Namespace) -> stack.StackConfig:
-    path = ROOT / f"Pulumi.{args.stack}.yaml"
+    name = stack_name(args)
+    path = ROOT / f"Pulumi.{name}.yaml"
     if not path.is_file():
-        raise UsageError(f"--stack {args.stack}: {path.name} not found in {ROOT}")
+        raise UsageError(f"--stack {name}: {path.name} not found in {ROOT}")
     try:
         return stack.load_stack_file(path)
     except ConfigError as exc:
@@ -114,25 +166,19 @@ def resource_name(name: str, flag: str, kind: str | None = None) -> str:
     return name
 
 
-def stack_output(name: str, stack_name: str) -> str | None:
-    """`pulumi stack output NAME` when a Pulumi CLI is installed; None otherwise."""
-    if shutil.which("pulumi") is None:
-        return None
-    done = subprocess.run(
-        ["pulumi", "stack", "output", name, "--stack", stack_name],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    value = done.stdout.strip()
-    return value if done.returncode == 0 and value else None
+def stack_output(name: str, stack_name: str) -> tuple[str | None, str]:
+    """`pulumi stack output NAME`: (the value, "") or (None, why there is none: no Pulumi CLI, no such
+    stack, not logged in, no such output yet, ...)."""
+    return _pulumi("stack", "output", name, "--stack", stack_name)
 
 
 def _deployed(args: argparse.Namespace, flag: str, output: str, *, required: bool = True) -> str | None:
-    value = getattr(args, flag.lstrip("-").replace("-", "_"), None) or stack_output(output, args.stack)
+    value = getattr(args, flag.lstrip("-").replace("-", "_"), None)
+    if value:
+        return value
+    value, why = stack_output(output, stack_name(args))
     if not value and required:
-        raise UsageError(f"{flag} is needed (no Pulumi CLI to read `pulumi stack output {output}`)")
+        raise UsageError(f"{flag} is needed: no `pulumi stack output {output}` to read ({why})")
     return value or None
 
 

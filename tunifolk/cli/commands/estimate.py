@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         }
         print(json.dumps({**result.as_dict(), **extra}, indent=2))
         return code
-    table = Table(title=f"estimate for stack {args.stack} ({base})", show_header=False)
+    table = Table(title=f"estimate for stack {context.stack_name(args)} ({base})", show_header=False)
     table.add_column("what", no_wrap=True)
     table.add_column("value")
     rows = [

@@ -219,7 +219,37 @@ def environment() -> dict[str, str]:
     }
 
 
+LOCAL_STACK_FILE = "Pulumi.local.yaml"
+
+
+def restore_stack_file(root: Path = ROOT) -> None:
+    """`pulumi stack rm local`, which Pulumi suggests after every destroy, deletes the committed
+    Pulumi.local.yaml unless given --preserve-config, and the local stack with it: `local env` and
+    `local start` put it back from git's HEAD, and say so (else one line naming the fix)."""
+    path = root / LOCAL_STACK_FILE
+    if path.exists():
+        return
+    try:
+        done = subprocess.run(
+            ["git", "show", f"HEAD:{LOCAL_STACK_FILE}"], cwd=root, capture_output=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired):  # no git: the message names the fix
+        done = None
+    if done is None or done.returncode or not done.stdout:
+        raise LocalError(
+            f"{path} is missing (pulumi stack rm deletes it unless given --preserve-config): "
+            "restore it from the project's sources",
+            USAGE,
+        )
+    path.write_bytes(done.stdout)
+    print(
+        f"restored {LOCAL_STACK_FILE} from git: pulumi stack rm deleted it (add --preserve-config)",
+        file=sys.stderr,
+    )
+
+
 def print_env(_args: argparse.Namespace) -> int:
+    restore_stack_file()
     env = environment()
     for name, value in env.items():
         print(f"export {name}={shlex.quote(value) if value else ''}")
@@ -332,6 +362,7 @@ def cloud_run_services() -> list[tuple[str, int]]:
 
 def start_servers(args: argparse.Namespace) -> int:
     engine_bin()
+    restore_stack_file()
     if args.port is not None and not 0 <= args.port <= 65535:
         raise LocalError(f"--port {args.port}: give a port from 0 to 65535", USAGE)
     port = args.port if args.port is not None else (DEFAULT_PORT if _free(DEFAULT_PORT) else 0)
