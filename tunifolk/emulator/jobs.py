@@ -79,6 +79,9 @@ class Job:
     reward_calls: list[int] = field(default_factory=list)
     reward_errors: list[int] = field(default_factory=list)
     task: asyncio.Task | None = None
+    #: What the run's simulated samples are drawn from: the fault seed and the job's place in creation
+    #: order, so a seeded run repeats exactly although its id is random.
+    seed: str = ""
 
     @property
     def name(self) -> str:
@@ -181,8 +184,9 @@ def normalize_body(body: dict[str, Any]) -> dict[str, Any]:
 class JobStore:
     """All jobs, and the per-job lifecycle tasks (`run(job)`, started when the job is created)."""
 
-    def __init__(self, run: Callable[[Job], Coroutine[Any, Any, None]]) -> None:
+    def __init__(self, run: Callable[[Job], Coroutine[Any, Any, None]], seed: int = 0) -> None:
         self.run = run
+        self.seed = seed
         self.jobs: dict[str, Job] = {}
 
     def new_id(self) -> str:
@@ -201,7 +205,12 @@ class JobStore:
         self, project: str, location: str, body: dict[str, Any], rewards: list[tuple[dict, float]]
     ) -> Job:
         job = Job(
-            id=self.new_id(), project=project, location=location, body=normalize_body(body), rewards=rewards
+            id=self.new_id(),
+            project=project,
+            location=location,
+            body=normalize_body(body),
+            rewards=rewards,
+            seed=f"{self.seed}:{len(self.jobs)}",
         )
         job.reward_calls = [0] * len(rewards)
         job.reward_errors = [0] * len(rewards)

@@ -231,6 +231,7 @@ class Lifecycle:
             progress,
             self.settings.scenario,
             job.body.get("labels") or {},
+            seed=f"{job.seed}:{cid}",
         )
         epoch = math.ceil(step / job.steps_per_epoch)
         job.checkpoints.append(
@@ -254,6 +255,7 @@ class Lifecycle:
             1.0,
             self.settings.scenario,
             job.body.get("labels") or {},
+            seed=f"{job.seed}:final",
         )
         self._finish(job, self.settings.end_state)
 
@@ -268,8 +270,8 @@ class Lifecycle:
     ) -> list[list[Outcome]]:
         """Sample and score one batch; write the phase's metrics for `step`."""
         s = self.settings
-        rng = random.Random(f"{job.id}:{phase}:{step}")
-        fail_rng = random.Random(f"{job.id}:{phase}:{step}:fail")
+        rng = random.Random(f"{job.seed or job.id}:{phase}:{step}")
+        fail_rng = random.Random(f"{job.seed or job.id}:{phase}:{step}:fail")
         samples = []
         for _ in range(s.samples_per_step):
             ex = rng.choice(examples)

@@ -43,6 +43,7 @@ class Endpoint:
     labels: dict[str, str]
     created: float = field(default_factory=time.time)
     calls: int = 0
+    seed: str = ""  # what its samples are drawn from (the job's seed: names are random, runs repeat)
 
     def generate(self, body: dict[str, Any]) -> policy.Poem:
         """Answer a GenerateContentRequest at this checkpoint's quality. Successive calls differ (a
@@ -56,7 +57,7 @@ class Endpoint:
             for p in c.get("parts") or []
             if isinstance(p, dict) and isinstance(p.get("text"), str)
         )
-        rng = random.Random(policy.hash_text(f"{self.name}:{self.calls}:{prompt}"))
+        rng = random.Random(policy.hash_text(f"{self.seed or self.name}:{self.calls}:{prompt}"))
         thinking = (body.get("generationConfig") or {}).get("thinkingConfig", {}).get("thinkingLevel", "HIGH")
         refs = policy.references_from_prompt(prompt)
         return policy.generate(rng, self.progress, self.scenario, refs, str(thinking))
@@ -188,6 +189,7 @@ class Serving:
         progress: float,
         scenario: str,
         labels: dict[str, str],
+        seed: str = "",
     ) -> str:
         loc = SERVING_LOCATION.get(tuning_location, "us")
         name = f"projects/{project}/locations/{loc}/endpoints/{self.new_id()}"
@@ -195,7 +197,9 @@ class Serving:
         if checkpoint_id:
             deployed["checkpointId"] = checkpoint_id
         deployed["modelVersionId"] = "1"
-        self.endpoints[name] = Endpoint(name, display, [deployed], progress, scenario, dict(labels))
+        self.endpoints[name] = Endpoint(
+            name, display, [deployed], progress, scenario, dict(labels), seed=seed
+        )
         return name
 
     def models_in_use(self, model_name: str, version: int | None = None) -> list[str]:

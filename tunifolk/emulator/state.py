@@ -79,7 +79,7 @@ class State:
         self._client = httpx.AsyncClient(limits=limits)
         self._caller = RewardCaller(self._client, self.options.rewards, self._record_reward_call)
         lifecycle = Lifecycle(self.options.jobs, self._caller, self.metrics, self.serving)
-        self._store = JobStore(lifecycle.run)
+        self._store = JobStore(lifecycle.run, self.options.faults.seed)
         path = self.options.state_file
         data = persist.load(path) if path else None
         if data is not None:
