@@ -21,6 +21,7 @@ from tunifolk import metrics as job_metrics
 from tunifolk import operations as ops
 from tunifolk.cli import context
 from tunifolk.job.limits import FAILED_STATES
+from tunifolk.ledger.watching import LedgerWatch
 
 BARS = "▁▂▃▄▅▆▇█"
 
@@ -60,7 +61,14 @@ class Report:
         return self.state in FAILED_STATES or health.unhealthy(self.verdicts)
 
 
-def build_report(job: dict[str, Any], metrics: job_metrics.Metrics | None, calls: int = 0) -> Report:
+def build_report(
+    job: dict[str, Any],
+    metrics: job_metrics.Metrics | None,
+    calls: int = 0,
+    tripwires: list[health.Verdict] | None = None,
+) -> Report:
+    """The report; `tripwires` (the rollout ledger's verdicts, tunifolk/tripwires.py) join the
+    metric verdicts."""
     hp = (job.get("reinforcementTuningSpec") or {}).get("hyperParameters") or {}
     cap = int(hp["maxOutputTokens"]) if "maxOutputTokens" in hp else None
     curves, verdicts, checkpoints = {}, [], job_metrics.checkpoints(job)
@@ -80,7 +88,7 @@ def build_report(job: dict[str, Any], metrics: job_metrics.Metrics | None, calls
         total_steps=total,
         error=f"{error.get('message', '')} (code {error.get('code', 0)})" if error else None,
         curves=curves,
-        verdicts=verdicts,
+        verdicts=[*verdicts, *(tripwires or [])],
         checkpoints=checkpoints,
         best_checkpoint=job_metrics.best_checkpoint(job, metrics),
         endpoint=(job.get("tunedModel") or {}).get("endpoint"),
@@ -219,4 +227,6 @@ def read_report(name: str) -> Report:
     with context.client() as client:
         job = client.get_tuning_job(name)
         metrics = ops.try_metrics(client, job)
-        return build_report(job, metrics, client.calls)
+        watch = LedgerWatch(client, name)
+        watch.update()
+        return build_report(job, metrics, client.calls, watch.verdicts(job, metrics))

@@ -15,10 +15,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from tunifolk import metrics as job_metrics
 from tunifolk import operations as ops
+from tunifolk import tripwires
 from tunifolk.cli import context
 from tunifolk.cli.context import PROBLEM
 from tunifolk.errors import STILL_RUNNING
+from tunifolk.health import FAIL
 from tunifolk.job.limits import FAILED_STATES, TERMINAL_STATES
+from tunifolk.ledger.watching import LedgerWatch
 
 
 def register(subcommands: argparse._SubParsersAction) -> None:
@@ -40,6 +43,11 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         default=0.0,
         help="give up after this many seconds (0: never); giving up on a live job exits 3",
     )
+    p.add_argument(
+        "--cancel-on",
+        choices=[tripwires.HACKING],
+        help="cancel the job when this verdict fails (hacking: the rollout ledger's trip wires)",
+    )
     p.set_defaults(func=run)
 
 
@@ -58,9 +66,20 @@ def run(args: argparse.Namespace) -> int:
     with context.client() as client, Progress(*columns, console=out, transient=False) as bar:
         task = bar.add_task("run", total=None, state="…", eta="?", rewards="")
         started, first_step = time.monotonic(), None
+        ledger = LedgerWatch(client, name) if args.cancel_on else None
         while True:
             job = client.get_tuning_job(name)
             metrics = ops.try_metrics(client, job)
+            if (
+                ledger is not None
+                and job.get("state") not in TERMINAL_STATES
+                and _tripped(ledger, job, metrics)
+            ):
+                hacking = next(v for v in ledger.verdicts(job, metrics) if v.rule == tripwires.HACKING)
+                client.cancel_tuning_job(name)
+                out.print(f"[red]HACKING[/] {hacking.message}")
+                out.print(f"cancelled {name} (--cancel-on {args.cancel_on})")
+                return PROBLEM
             total, step = ops.total_steps({}, job), job_metrics.completed_steps(job, metrics)
             first_step = step if first_step is None else first_step
             rate = (step - first_step) / max(time.monotonic() - started, 1e-9)
@@ -88,6 +107,12 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"[red]{error or 'no error message'}[/]")
         return PROBLEM
     return 0
+
+
+def _tripped(ledger: LedgerWatch, job: dict, metrics: job_metrics.Metrics | None) -> bool:
+    """Whether the rollout ledger's HACKING verdict fails now (reading the new steps first)."""
+    ledger.update()
+    return any(v.rule == tripwires.HACKING and v.level == FAIL for v in ledger.verdicts(job, metrics))
 
 
 def _latest_rewards(metrics: job_metrics.Metrics | None) -> str:
