@@ -88,12 +88,15 @@ redteam: $(STAMP) $(SCORER_EXT)
 demo: $(STAMP) $(SCORER_EXT)
 	$(PY) -m tunifolk demo
 
+## make emulator|scorer: on ports 8090 and 8080 (EMULATOR_PORT, SCORER_PORT move them; ARGS passes flags)
+EMULATOR_PORT ?= 8090
+SCORER_PORT ?= 8080
 emulator: $(STAMP)
-	$(PY) -m emulator --port 8090
+	$(PY) -m emulator --port $(EMULATOR_PORT) $(ARGS)
 
 ## make scorer: the reward service on loopback only (the image's own default, 0.0.0.0, is Cloud Run's)
 scorer: $(STAMP) $(SCORER_EXT)
-	HOST=127.0.0.1 PORT=8080 $(PY) -m scorer
+	HOST=127.0.0.1 PORT=$(SCORER_PORT) $(PY) -m scorer
 
 ## make validate|launch ARGS="--scorer-uri URL --train-uri gs://… --validation-uri gs://…"; status|watch JOB=ID
 validate: $(STAMP)
