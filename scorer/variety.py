@@ -44,7 +44,7 @@ DIR = Path(__file__).resolve().parent / "lexicon" / "varieties"
 DERJA = "tunisian"
 UNKNOWN = "unknown"
 VARIETIES: dict[str, tuple[str, ...]] = {  # DERJA first
-    "arabic": ("tunisian", "msa", "moroccan", "egyptian", "levantine"),
+    "arabic": ("tunisian", "msa", "moroccan", "egyptian", "levantine", "gulf", "iraqi"),
     "arabizi": ("tunisian", "moroccan", "egyptian", "levantine", "french", "english", "maltese"),
 }
 """The varieties told apart in each script; the first is Derja, ties between others go by order."""

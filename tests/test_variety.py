@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.bench_varieties import classify, confusion, derja_scores, texts, words
+from scorer.score import VARIETY_RAMP
 from scorer.variety import ARABIC_TABLE, DERJA, UNKNOWN, VARIETIES, detect
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,6 +29,7 @@ SWAPS = {
     "moroccan": {"توا": "دابا", "برشا": "بزاف", "متاع": "ديال", "باش": "غادي", "مش": "ماشي", "هاذي": "هادي"},
     "egyptian": {"توا": "دلوقتي", "برشا": "اوي", "متاع": "بتاع", "باش": "عشان", "مش": "مش", "هاذي": "دي"},
     "levantine": {"توا": "هلق", "برشا": "كتير", "متاع": "تبع", "باش": "رح", "مش": "مش", "هاذي": "هيدي"},
+    "gulf": {"توا": "الحين", "برشا": "وايد", "متاع": "حق", "باش": "عشان", "مش": "مب", "هاذي": "هذي"},
 }
 POEM_TEXT = (
     "توا نمشي للبحر باش نشوف الموج ** والقلب متاع الغريب يبكي برشا\n"
@@ -57,6 +59,13 @@ def test_heldout_not_derja_is_never_most_of_a_variety(script: str) -> None:
             assert row[DERJA] <= 3, f"{variety} read as Derja {row[DERJA]}/30 times"
 
 
+def test_heldout_gulf_and_iraqi_read_as_themselves() -> None:
+    """Most held-out Gulf and Iraqi texts are named as their variety (measured 23/30 and 27/30)."""
+    table = confusion("arabic", "heldout")
+    for variety in ("gulf", "iraqi"):
+        assert table[variety][variety] >= 20, (variety, table[variety])
+
+
 SAMPLE_FILES = sorted(SAMPLES.glob("*.txt")) + sorted((SAMPLES / "arabizi").glob("*.txt"))
 
 
@@ -76,6 +85,39 @@ def test_most_samples_have_own_markers() -> None:
     for folder, script, need in ((SAMPLES, "arabic", 6), (SAMPLES / "arabizi", "arabizi", 5)):
         got = [detect(words(p.read_text("utf-8")), script).variety for p in sorted(folder.glob("*.txt"))]
         assert got.count(DERJA) >= need, got
+
+
+# Love poems of the Mashriq's east, written for this test (the kind a fresh attacker sent as Derja).
+EAST = {
+    "gulf": "يا حبيبي وينك الحين وش صار فيك ** شلون خليتني بروحي ما تسأل عني\n"
+    "عند الدريشة أنتظرك كل مسا ** ترا الشوق ذبحني وانت بعيد عني\n"
+    "كنت أبيك أكثر من عيوني ** وايد صبرت ومادري وش أسوي",
+    "iraqi": "شكو ماكو يا عيوني هسه ** ليش ما تحچي وياي\n"
+    "اكو بالگلب حچي هواية ** بس شلون اگوله وانت مو وياي\n"
+    "چنت اريدك اكثر من روحي ** وهسه ماكو غير دموعي",
+}
+
+
+@pytest.mark.parametrize("variety", sorted(EAST))
+def test_gulf_and_iraqi_poems_read_as_their_variety(variety: str) -> None:
+    """A Gulf or Iraqi poem reads as its variety with a Derja share at the variety gate's zero, so
+    its reward is ≤ 0 (it read as unknown, full credit, before these varieties had markers)."""
+    got = detect(words(EAST[variety]), "arabic")
+    assert got.variety == variety, got
+    assert got.derja <= VARIETY_RAMP["arabic"][0], got
+
+
+def test_no_tunisian_marker_votes_for_the_east() -> None:
+    """No Tunisian marker (and no word of the Derja core lexicon) is also a Gulf or Iraqi marker:
+    a genuine Derja poem never pays for a Mashriq word that Tunisians also say (زين, توه, قاعد)."""
+    core = set(words((ROOT / "scorer" / "lexicon" / "derja_core.txt").read_text("utf-8")))
+    for w, (vote, _) in ARABIC_TABLE.items():
+        east = {v for v, _ in vote} & {"gulf", "iraqi"}
+        if east:
+            assert DERJA not in {v for v, _ in vote}, w
+            assert w not in core, w
+    for w in ("زين", "توه", "قاعد", "شبيك", "بيك", "منو", "ويا", "الغالي"):
+        assert not {v for v, _ in ARABIC_TABLE.get(w, ((), ""))[0]} & {"gulf", "iraqi"}, w
 
 
 def test_unknown_is_neutral() -> None:
