@@ -4,6 +4,7 @@ import pulumi
 
 from components.apis import EnabledApis, project_number
 from components.dataset import TuningDataset, TuningDatasetArgs
+from components.ledger import RolloutLedger
 from components.pipeline import TuningPipeline, TuningPipelineArgs
 from components.scorer import RewardScorer, RewardScorerArgs, account_id
 from tunifolk import pulumi_config as config
@@ -46,6 +47,7 @@ scorer = (
     if cfg.scorer
     else None
 )
+ledger = RolloutLedger("ledger", cfg.project, labels=cfg.labels, opts=after_apis) if scorer else None
 pipeline = TuningPipeline(
     "rlft",
     TuningPipelineArgs(
@@ -63,6 +65,7 @@ pulumi.export("train_uri", dataset.train_uri)
 pulumi.export("validation_uri", dataset.validation_uri)
 pulumi.export("example_count", dataset.example_count)
 pulumi.export("scorer_uri", scorer.uri if scorer else None)
+pulumi.export("ledger_dataset", ledger.dataset_id if ledger else None)
 pulumi.export("job", job.name)
 pulumi.export("state", job.state)
 pulumi.export("endpoint", job.endpoint)

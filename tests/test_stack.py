@@ -68,11 +68,33 @@ def test_dev_stack_graph(dev) -> None:
             "gcp:serviceaccount/account:Account",
             "gcp:cloudrunv2/service:Service",
             "gcp:cloudrunv2/serviceIamMember:ServiceIamMember",
+            "tunifolk:ledger:RolloutLedger",
+            "gcp:bigquery/dataset:Dataset",
+            "gcp:logging/projectSink:ProjectSink",
+            "gcp:bigquery/datasetIamMember:DatasetIamMember",
             "tunifolk:rlft:TuningPipeline",
             JOB,
         ]
     )
     assert mocks.check_failures == []  # the wired inputs pass the provider's own check
+
+
+def test_the_rollout_ledger_routes_the_scorers_records_to_bigquery(dev) -> None:
+    """The sink selects the scorer's ledger lines and writes into the dataset the CLI reads, whose
+    partitions expire after the stated retention; its writer may write there and nowhere else."""
+    from scorer import ledger
+    from tunifolk.ledger import names
+
+    resources = dev[1]
+    (dataset,) = by_type(resources, "gcp:bigquery/dataset:Dataset")
+    (sink,) = by_type(resources, "gcp:logging/projectSink:ProjectSink")
+    (grant,) = by_type(resources, "gcp:bigquery/datasetIamMember:DatasetIamMember")
+    assert dataset.inputs["datasetId"] == names.DATASET
+    assert dataset.inputs["defaultPartitionExpirationMs"] == names.RETENTION_DAYS * 24 * 3600 * 1000
+    assert sink.inputs["destination"].endswith(f"/datasets/{names.DATASET}")
+    assert f'labels.{ledger.LABEL_KEY}="{ledger.LABEL_VALUE}"' in sink.inputs["filter"]
+    assert sink.inputs["bigqueryOptions"] == {"usePartitionedTables": True}
+    assert grant.inputs["role"] == "roles/bigquery.dataEditor" and grant.inputs["datasetId"] == names.DATASET
 
 
 def test_everything_waits_for_the_apis_and_the_vertex_agents(dev) -> None:

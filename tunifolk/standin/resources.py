@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tunifolk.standin.kind import Context, Kind
+from tunifolk.standin.ledger_kinds import Dataset, DatasetIamMember, ProjectSink
 from tunifolk.standin.projects import (
     Account,
     ProjectIAMBinding,
@@ -49,6 +50,9 @@ KINDS: dict[str, Kind] = {
         ServiceIamPolicy(),
         ProjectService(),
         ServiceIdentity(),
+        Dataset(),
+        ProjectSink(),
+        DatasetIamMember(),
     )
 }
 
