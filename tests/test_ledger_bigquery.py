@@ -68,7 +68,7 @@ def test_a_step_reads_back_as_the_scorer_answered(world: tuple[str, list[dict]])
         r = by_text[a["text"]]
         assert r.reward == a["reward"] and r.form == a["form"]
         assert r.subscores == json.loads(a["user_requested_aux_info"])["scores"]
-        assert r.scorer_version == ledger.VERSION and r.job_id == JOB
+        assert r.scorer_version == got[0].scorer_version and len(r.scorer_version) == 64 and r.job_id == JOB
 
 
 def test_filters_by_form_and_job(world: tuple[str, list[dict]]) -> None:

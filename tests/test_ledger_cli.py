@@ -139,3 +139,15 @@ def test_spearman_and_ranks() -> None:
     assert spearman([1, 2, 3], [10, 20, 30]) == pytest.approx(1.0)
     assert spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
     assert spearman([1, 1, 1], [1, 2, 3]) is None and spearman([1], [2]) is None
+
+
+def test_the_demos_rollouts_page(emu: str) -> None:
+    from tunifolk.cli.commands.rollouts import markdown_page
+    from tunifolk.ledger.bigquery import LedgerReader
+    from tunifolk.vertex import VertexClient
+
+    page = markdown_page(LedgerReader("tunifolk-test", client=VertexClient(endpoint=emu)), JOB)
+    for step, where in ((0, "first"), (2, "middle"), (STEPS - 1, "last")):
+        assert f"## Step {step} ({where})" in page
+    assert page.count("### worst") == page.count("### best") == 6
+    assert text_of("qasida", 0) in page  # a best sample's text, whole

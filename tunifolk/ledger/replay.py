@@ -35,9 +35,12 @@ from typing import Any
 
 from scorer.app import clamped
 from scorer.score import score
+from tunifolk.errors import TunifolkError
 from tunifolk.ledger import names
 from tunifolk.ledger.bigquery import LedgerReader, Rollout
 
+READ_TIMEOUT_S = 600.0
+"""A shard's query returns tens of thousands of records: it may take minutes, not the client's 60 s."""
 MOVES_KEPT = 5
 """Largest moves reported per step and overall."""
 
@@ -104,7 +107,7 @@ def run_shard(
     from tunifolk.vertex import VertexClient
 
     t0, cpu0 = time.perf_counter(), time.process_time()
-    with VertexClient(endpoint=endpoint) as client:
+    with VertexClient(endpoint=endpoint, timeout=READ_TIMEOUT_S) as client:
         reader = LedgerReader(project, dataset, client=client)
         rows = reader.rollouts(job, shard=(index, count) if count > 1 else None, steps=steps, light=True)
     t1 = time.perf_counter()
@@ -113,7 +116,26 @@ def run_shard(
 
 
 def _shard_entry(args: tuple[Any, ...]) -> dict[str, Any]:
-    return run_shard(*args).as_json()
+    """A shard in a worker process; an expected failure comes back as its message (our errors do not
+    cross a process boundary: they are not picklable)."""
+    try:
+        return run_shard(*args).as_json()
+    except TunifolkError as exc:
+        return {"error": str(exc), "exit_code": exc.exit_code}
+
+
+def _result(doc: dict[str, Any]) -> ShardResult:
+    if "error" in doc:
+        raise ShardFailed(doc["error"], doc["exit_code"])
+    return ShardResult.from_json(doc)
+
+
+class ShardFailed(TunifolkError):
+    """A replay shard failed; the message is the shard's own."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(f"replay shard failed: {message}")
+        self.exit_code = code
 
 
 def replay(
@@ -128,9 +150,9 @@ def replay(
     jobs = [(project, dataset, job, i, shards, steps, endpoint) for i in range(shards)]
     score(WARM_UP, {"form": "malzuma", "script": "arabic"})  # the lexicon loads once, before the fork
     if shards == 1:
-        return [ShardResult.from_json(_shard_entry(jobs[0]))]
+        return [_result(_shard_entry(jobs[0]))]
     with ProcessPoolExecutor(max_workers=shards, mp_context=get_context("fork")) as pool:
-        return [ShardResult.from_json(doc) for doc in pool.map(_shard_entry, jobs)]
+        return [_result(doc) for doc in pool.map(_shard_entry, jobs)]
 
 
 # --------------------------------------------------------------------------- the report (pure)

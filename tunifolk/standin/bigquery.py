@@ -41,6 +41,7 @@ from typing import Any
 
 import duckdb
 import orjson
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -283,7 +284,8 @@ def routes(book: Ledger | None = None) -> list[Route]:
             body = await request.json()
             if not isinstance(body, dict):
                 raise QueryError(400, "invalid", "the body is not a QueryRequest object")
-            return _json(kept.query(request.path_params["project"], body))
+            # Off the event loop: a ledger query takes seconds, and the emulator serves Vertex meanwhile.
+            return _json(await run_in_threadpool(kept.query, request.path_params["project"], body))
         except QueryError as exc:
             return _json(exc.body(), status_code=exc.status)
 

@@ -17,8 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tunifolk.cli import context, local
+from tunifolk.cli.commands.rollouts import markdown_page
 from tunifolk.cli.context import PROBLEM, ROOT
 from tunifolk.errors import TunifolkError
+from tunifolk.ledger.bigquery import LedgerReader
 from tunifolk.standin.bigquery import DIRS_ENV
 from tunifolk.vertex import ENDPOINT_ENV, VertexClient
 
@@ -94,6 +96,11 @@ def run(args: argparse.Namespace) -> int:
                 ["status", *where, "--job", job, "--markdown", str(report), "--plot", str(curves)],
                 ok=lambda code: code in (0, PROBLEM),  # a health warning is a finding, not a crash
             )
+            rollouts = args.out / "rollouts.md"
+            step("rollouts", ["rollouts", *where, "--job", job, "--last", "--worst", "2"])
+            with VertexClient(endpoint=vertex) as client:
+                reader = LedgerReader(PROJECT, client=client)
+                rollouts.write_text(markdown_page(reader, job.rsplit("/", 1)[1]), encoding="utf-8")
             endpoint = _tuned_endpoint(job)
             step("sample", ["sample", "--endpoint", endpoint, "--form", "malzuma", "--n", "2"])
     except DemoFailed as exc:
@@ -106,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
             os.environ[ENDPOINT_ENV] = previous
     out.rule("done")
     out.print(
-        f"report  {report}\ncurves  {curves}\nwall time {time.monotonic() - started:.1f} s; servers stopped"
+        f"report  {report}\nrollouts {rollouts}\ncurves  {curves}\n"
+        f"wall time {time.monotonic() - started:.1f} s; servers stopped"
     )
     return 0
 

@@ -138,3 +138,39 @@ class NoRecords(TunifolkError):
             "the job's reward is the stack's Cloud Run scorer (only it writes the ledger)"
         )
         self.exit_code = PROBLEM
+
+
+PAGE_SAMPLES = 2
+"""Worst and best samples per step on the demo's rollouts page."""
+
+
+def markdown_page(reader: LedgerReader, job: str, k: int = PAGE_SAMPLES) -> str:
+    """The rollouts page of a report: the K worst and best samples of the first, middle and last
+    steps, each with its reward, sub-scores, reason and text."""
+    steps = [s for s, _ in reader.steps(job)]
+    if not steps:
+        raise NoRecords(job)
+    picked = dict.fromkeys([steps[0], steps[len(steps) // 2], steps[-1]])
+    lines = [f"# Rollouts of job {job}", "",
+             f"The {k} worst and {k} best samples of the first, middle and last steps, from the rollout "
+             "ledger (`tunifolk rollouts`).", ""]  # fmt: skip
+    for where, step in zip(("first", "middle", "last"), picked, strict=False):
+        rows = sorted(reader.rollouts(job, step=step), key=lambda r: r.reward)
+        lines += [f"## Step {step} ({where}): {len(rows)} samples", ""]
+        for label, chosen in (("worst", rows[:k]), ("best", rows[::-1][:k])):
+            for i, r in enumerate(chosen, 1):
+                subs = ", ".join(f"{name} {v:.2f}" for name, v in sorted(r.subscores.items()))
+                head = f"### {label} {i}: reward {r.reward:+.3f} · {r.form}"
+                lines += [
+                    head,
+                    "",
+                    f"*{r.reason}*",
+                    "",
+                    f"sub-scores: {subs}",
+                    "",
+                    "```",
+                    r.response,
+                    "```",
+                    "",
+                ]
+    return "\n".join(lines)
