@@ -13,7 +13,7 @@ JOB ?=
 ARGS ?=
 
 .PHONY: install test test-fast lint docs fmt bench fuzz redteam demo emulator scorer validate launch status watch clean \
-	engine standin lock
+	engine standin lock image image-tools
 
 ## The venv: exactly the packages of the dev lock, each checked against its hashes (--no-deps: the
 ## lock is the whole list; pip 23's resolver also trips on a locked package wanted with an extra,
@@ -52,10 +52,24 @@ install: $(STAMP) $(SCORER_EXT)
 ## on one pytest-xdist worker per core. Every test keeps its servers and state in its own temporary
 ## directory; the engine tests are collected first and handed out one at a time so they spread out.
 PYTEST_PARALLEL := -n auto --dist load --maxschedchunk 1
-test: $(STAMP) $(SCORER_EXT) standin $(if $(shell command -v go),engine)
+test: $(STAMP) $(SCORER_EXT) standin image-tools $(if $(shell command -v go),engine)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest $(PYTEST_PARALLEL)
+
+## make image: the scorer's container image from this checkout, with podman, its bases made from
+## Debian's packages (tunifolk/image.py: this machine's podman quirks live there); prints its digest
+image: $(STAMP) image-tools
+	$(PY) -m tunifolk.image build
+
+## make image-tools: podman, runc and mmdebstrap from Debian's packages, installed through apt only
+## when one is missing and only as root (as CI runs); otherwise the image tests skip and say why
+image-tools: $(STAMP)
+	@missing="$$($(PY) -m tunifolk.image missing)"; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
+		echo "apt-get install $$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
 ## make test-fast: the tests that start no server and no engine (not marked slow), in parallel
 test-fast: $(STAMP) $(SCORER_EXT)
@@ -73,7 +87,7 @@ fmt: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 
 ## make bench: benchmarks that print figures (not tests)
-bench: $(STAMP) $(SCORER_EXT)
+bench: $(STAMP) $(SCORER_EXT) image-tools
 	@set -e; for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f; done
 
 ## make fuzz: 10,000+ malformed and adversarial requests against a scorer it starts itself

@@ -1,8 +1,9 @@
 """The scorer's Cloud Run image installs exactly ``scorer/requirements.lock`` (the closure of the pins
 of ``scorer/requirements.txt``, hashed; ``make lock``): every module the image can run must import
 nothing else (the stdlib, the ``scorer`` package, what that lock installs), and the compile step of
-its build stage only what ``scorer/requirements-build.lock`` installs. There is no Docker engine here
-to build the image, so this is checked on the sources and on ``scorer/Dockerfile``."""
+its build stage only what ``scorer/requirements-build.lock`` installs. Checked here on the sources, on
+``scorer/Dockerfile`` and on the build context ``tunifolk/image.py`` hands podman, without building;
+tests/test_scorer_container.py builds and runs the image."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import re
 import shlex
 import sys
 from pathlib import Path
+
+from tunifolk import image
 
 ROOT = Path(__file__).resolve().parent.parent
 SCORER = ROOT / "scorer"
@@ -135,3 +138,24 @@ def test_the_bases_run_the_python_the_locks_were_resolved_for() -> None:
         assert re.fullmatch(rf"python:{re.escape(target)}(-slim)?(@sha256:[0-9a-f]{{64}})?", base), base
     froms = re.findall(r"^FROM (\S+)", (SCORER / "Dockerfile").read_text(), re.M)
     assert froms == ["${BUILD_IMAGE}", "${BASE_IMAGE}"], froms
+
+
+def test_the_build_context_is_the_scorer_sources_without_what_this_checkout_compiled() -> None:
+    """The image compiles its own core: the working tree's extensions and their record stay out
+    (another Python's .so, or a stale record, would otherwise ship); every source and lock goes in."""
+    files = {p.as_posix() for p in image.context_files()}
+    assert {f"scorer/{p.name}" for p in SCORER.glob("*.py")} <= files
+    assert {f"scorer/{name}" for name in (*LOCKS.values(), "Dockerfile")} <= files
+    assert any(f.startswith("scorer/lexicon/") for f in files)
+    assert not [f for f in files if f.endswith((".so", ".pyc")) or f.endswith("_compiled.json")], files
+
+
+def test_containers_get_lowered_limits() -> None:
+    """Every container is started with nofile and nproc at most the caps (podman's own defaults are
+    refused on this kind of machine)."""
+    words = image.ulimits()
+    limits = dict(w.split("=", 1) for w in words[1::2])
+    assert words[::2] == ["--ulimit"] * len(image.ULIMITS) and set(limits) == set(image.ULIMITS)
+    for name, (_which, cap) in image.ULIMITS.items():
+        soft, hard = limits[name].split(":")
+        assert soft == hard and 0 < int(hard) <= cap, limits

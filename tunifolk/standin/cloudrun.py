@@ -9,6 +9,13 @@ part of the service's record, because the service's `uri` is an output other
 resources depend on (the tuning job's reward): a scorer that has stopped (a reboot, `tunifolk local
 stop`) is started again on the same port by the next call that touches the service, or by
 `tunifolk local start` — as Cloud Run scales a service up from zero at the same URL.
+
+A service whose image is in podman's local storage by digest (`make image` prints one:
+`localhost/tunifolk-scorer@sha256:…`) runs that image instead, the way Cloud Run runs it
+(`tunifolk.image.run_options`: its entrypoint and user, `$PORT` set, a read-only root, no access to the
+working tree), in the foreground of a `podman run` that stands where the scorer's process stands; the
+image is recorded beside the pid file, so that a later start (a read, `tunifolk local start`) runs it
+again. Any other image runs this checkout's `python -m scorer`.
 """
 
 from __future__ import annotations
@@ -26,11 +33,14 @@ from typing import Any
 
 import requests
 
+from tunifolk import image as images
 from tunifolk.standin import ROOT
 
 SCORER_MODULE = "scorer"
 FRONT_MODULE = "tunifolk.standin.front"
 START_TIMEOUT_S = 30.0
+CONTAINER_PREFIX = "tunifolk-run-"
+"""The name of a service's container: this prefix and the key of its pid file."""
 
 
 def free_port() -> int:
@@ -52,7 +62,9 @@ def _ours(pid: int, module: str = SCORER_MODULE) -> bool:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return b"-m" in cmdline and module.encode() in cmdline
+    if b"-m" in cmdline and module.encode() in cmdline:
+        return True
+    return module == SCORER_MODULE and any(arg.startswith(CONTAINER_PREFIX.encode()) for arg in cmdline)
 
 
 def _our_scorer(pid: int) -> bool:
@@ -87,12 +99,13 @@ def answers(port: int) -> bool:
 def _start(
     state: Path, service_id: str, role: str, command: list[str], env: dict[str, str], ready: Any
 ) -> None:
-    """Start one process of the service in its own session and wait until `ready()` holds."""
+    """Start one process of the service (`command`, a whole argv) in its own session and wait until
+    `ready()` holds."""
     pid_file, log = _files(state, service_id, role)
     pid_file.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", *command],
+            command,
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
             stdout=out,
@@ -115,17 +128,46 @@ def _start(
     raise RuntimeError(f"the {role} for {service_id} did not answer in {START_TIMEOUT_S:.0f}s")
 
 
-def ensure(state: Path, service_id: str, port: int) -> None:
-    """Make the service answer on `port`: its scorer on a port of its own, its front on `port`,
-    starting both if either is not running."""
-    if _pid(state, service_id) is not None and _pid(state, service_id, "front") is not None and answers(port):
+def _key(state: Path, service_id: str) -> str:
+    return _files(state, service_id)[0].stem.split("-", 1)[1]
+
+
+def _image(state: Path, service_id: str, image: str | None) -> str | None:
+    """The service's image: `image` when given (then recorded), else the one recorded last."""
+    record = state / "run" / f"image-{_key(state, service_id)}"
+    if image is None:
+        return record.read_text().strip() if record.exists() else None
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(image + "\n")
+    return image
+
+
+def ensure(state: Path, service_id: str, port: int, image: str | None = None) -> None:
+    """Make the service answer on `port`: its scorer on a port of its own (the image, when it is a
+    local one), its front on `port`, starting both if either is not running."""
+    running = _pid(state, service_id) is not None and _pid(state, service_id, "front") is not None
+    if running and answers(port) and image in (None, _image(state, service_id, None)):
         return
     stop(state, service_id)
+    image = _image(state, service_id, image)
     upstream = free_port()
-    scorer_env = {"PORT": str(upstream), "HOST": "127.0.0.1"}
-    _start(state, service_id, "scorer", [SCORER_MODULE], scorer_env, lambda: healthy(upstream))
-    front = [FRONT_MODULE, "--state", str(state), "--service", service_id, "--port", str(port)]
-    _start(state, service_id, "front", [*front, "--upstream", str(upstream)], {}, lambda: answers(port))
+    if image and images.local(image):
+        name = CONTAINER_PREFIX + _key(state, service_id)
+        run = [*images.podman(), "run", "--rm", "--replace", "--name", name, *images.run_options(upstream)]
+        _start(state, service_id, "scorer", [*run, image], {}, lambda: healthy(upstream))
+    else:
+        scorer = [sys.executable, "-m", SCORER_MODULE]
+        scorer_env = {"PORT": str(upstream), "HOST": "127.0.0.1"}
+        _start(state, service_id, "scorer", scorer, scorer_env, lambda: healthy(upstream))
+    front = [sys.executable, "-m", FRONT_MODULE, "--state", str(state), "--service", service_id]
+    _start(
+        state,
+        service_id,
+        "front",
+        [*front, "--port", str(port), "--upstream", str(upstream)],
+        {},
+        lambda: answers(port),
+    )
 
 
 def _stop_pid(pid: int) -> None:
@@ -150,6 +192,10 @@ def stop(state: Path, service_id: str) -> bool:
             _stop_pid(pid)
             stopped = True
         _files(state, service_id, role)[0].unlink(missing_ok=True)
+    image = _image(state, service_id, None)
+    if image and images.local(image):  # a container that outlived its podman run (SIGKILLed)
+        name = CONTAINER_PREFIX + _key(state, service_id)
+        subprocess.run([*images.podman(), "rm", "--force", "--ignore", name], capture_output=True)
     return stopped
 
 

@@ -11,6 +11,7 @@ import uuid
 from typing import Any
 
 from tunifolk import cloudrun_limits
+from tunifolk import image as images
 from tunifolk.job.wire import UNKNOWN
 from tunifolk.standin import cloudrun, front
 from tunifolk.standin.kind import (
@@ -92,8 +93,16 @@ class CloudRunService(Kind):
         if found:
             raise StandInError(f"googleapi: Error 400: {found[0].path}: {found[0].message}, badRequest")
 
+    def refuse_missing_image(self, inputs: dict[str, Any]) -> None:
+        """A local image (podman's storage, by digest: the stand-in runs it) must exist, as Cloud Run
+        fails a revision whose image it cannot pull (the message's wording is UNCONFIRMED)."""
+        image = _image(inputs)
+        if image and images.local(image) and not images.exists(image):
+            raise StandInError(f"googleapi: Error 400: Image '{image}' not found., badRequest")
+
     def before_create(self, ctx: Context, inputs: dict[str, Any]) -> None:
         self.refuse_limits(inputs)
+        self.refuse_missing_image(inputs)
 
     def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
         out = super().outputs(ctx, inputs, preview)
@@ -135,7 +144,7 @@ class CloudRunService(Kind):
 
     def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
         port = cloudrun.free_port()
-        cloudrun.ensure(ctx.state, self.id_of(ctx, inputs), port)
+        cloudrun.ensure(ctx.state, self.id_of(ctx, inputs), port, _image(inputs))
         outputs["uri"] = f"http://127.0.0.1:{port}"
         outputs["urls"] = [outputs["uri"]]
 
@@ -144,10 +153,11 @@ class CloudRunService(Kind):
 
     def on_update(self, ctx: Context, record: Record, news: dict[str, Any], outputs: dict[str, Any]) -> None:
         self.refuse_limits(news)
+        self.refuse_missing_image(news)
         generation = int(record.outputs.get("generation", "1")) + 1
         outputs.update(generation=str(generation), observedGeneration=str(generation))
         self._revision(ctx, news, outputs, generation, outputs["updateTime"])
-        cloudrun.ensure(ctx.state, record.id, port_of(record.outputs["uri"]))
+        cloudrun.ensure(ctx.state, record.id, port_of(record.outputs["uri"]), _image(news))
 
     def on_read(self, ctx: Context, record: Record) -> None:
         cloudrun.ensure(ctx.state, record.id, port_of(record.outputs["uri"]))  # scale up from zero
@@ -164,6 +174,13 @@ class CloudRunService(Kind):
                 if grant.inputs.get("name") in (record.id, record.inputs["name"]):
                     ctx.store.delete(token, grant.id)  # a service's policy goes with it
                     front.forget_grant(ctx.state, grant.id)
+
+
+def _image(inputs: dict[str, Any]) -> str | None:
+    """The service's (first) container image, when known."""
+    containers = (inputs.get("template") or {}).get("containers") or [{}]
+    image = containers[0].get("image") if isinstance(containers[0], dict) else None
+    return image if isinstance(image, str) and image != UNKNOWN else None
 
 
 def port_of(uri: str) -> int:
