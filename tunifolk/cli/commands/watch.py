@@ -19,7 +19,7 @@ from tunifolk import tripwires
 from tunifolk.cli import context
 from tunifolk.cli.context import PROBLEM
 from tunifolk.errors import STILL_RUNNING
-from tunifolk.health import FAIL
+from tunifolk.health import FAIL, OK
 from tunifolk.job.limits import FAILED_STATES, TERMINAL_STATES
 from tunifolk.ledger.watching import LedgerWatch
 
@@ -102,6 +102,14 @@ def run(args: argparse.Namespace) -> int:
                 return STILL_RUNNING
             time.sleep(args.interval)
     out.print(f"{name} ended {job.get('state')}")
+    with context.client() as client:
+        ledger = ledger or LedgerWatch(client, name)
+        ledger.reader.client = client
+        ledger.update()
+        for v in ledger.verdicts(job, metrics):  # the trip wires, once, over the whole run
+            if v.level != OK or v.rule == tripwires.HACKING:
+                colour = "red" if v.level == FAIL else "yellow" if v.level != OK else "green"
+                out.print(f"[{colour}]{v.rule}: {v.level}[/] {v.message}")
     if job.get("state") in FAILED_STATES:
         error = (job.get("error") or {}).get("message")
         out.print(f"[red]{error or 'no error message'}[/]")
