@@ -32,7 +32,9 @@ word, twice (``a‎b‎c``): a phone does not put one between two letters of a w
 
 _HIDDEN_MARKUP = re.compile(
     r"<!--|display\s*+:\s*+none|visibility\s*+:\s*+hidden|font-size\s*+:\s*+0|opacity\s*+:\s*+0"
-    r"|color\s*+:\s*+(?:white|transparent|#fff\b|#ffffff\b)|<[a-z][a-z0-9]{0,15}+[^<>]{0,200}+\shidden\b",
+    r"|color\s*+[:=]\s*+[\"']?+(?:white|transparent|#fff\b|#ffffff\b)"
+    # a tag with the `hidden` attribute: attributes are runs without space, each possessive
+    r"|<[a-z][a-z0-9]{0,15}+(?:\s++(?!hidden\b)[^\s<>]++){0,30}+\s++hidden\b",
     re.I,
 )
 
