@@ -77,7 +77,6 @@ def parser() -> argparse.ArgumentParser:
         "429 RESOURCE_EXHAUSTED (ErrorInfo RESOURCE_QUOTA_EXCEEDED); 0 (default) is no limit; `tunifolk "
         "local start` gives Google's default, tunifolk.emulator.limits.CONCURRENT_TUNING_JOBS",
     )
-
     p.add_argument(
         "--project-dir",
         type=Path,
