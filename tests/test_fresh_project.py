@@ -121,6 +121,40 @@ def test_a_grant_to_the_tuning_agent_waits_for_service_identity(gcp: Any, state:
     assert ProjectState(state).agent_exists(agent)
 
 
+def test_two_stacks_may_enable_one_api_and_one_leaving_keeps_it_on(gcp: Any, state: Path) -> None:
+    """An enabled API is a project setting: a second stack's `Service` for it finds it on and takes the
+    same id, its `ServiceIdentity` answers the same agents, and a destroy with `disableOnDestroy: false`
+    leaves the API on for the other (its refresh still finds it); with true it is off for both."""
+    run = {"service": "run.googleapis.com", "disableOnDestroy": False}
+    first, second = create(gcp, API, "one-run", run), create(gcp, API, "two-run", run)
+    assert isinstance(second, dict), second.details()
+    assert first == second
+    api_id = f"{PROJECT}/run.googleapis.com"
+    identity = {"service": "aiplatform.googleapis.com"}
+    create(gcp, API, "aiplatform", {"service": "aiplatform.googleapis.com"})
+    agents = [create(gcp, IDENTITY, name, identity) for name in ("one-agents", "two-agents")]
+    assert isinstance(agents[1], dict), agents[1].details()
+    assert agents[0]["email"] == agents[1]["email"]
+
+    def read(token: str, id_: str, held: dict[str, Any]) -> Any:
+        return gcp.Read(provider_pb2.ReadRequest(id=id_, urn=urn(token, "two"), properties=to_struct(held)))
+
+    def delete(token: str, id_: str, held: dict[str, Any]) -> None:
+        gcp.Delete(provider_pb2.DeleteRequest(id=id_, urn=urn(token, "one"), properties=to_struct(held)))
+
+    delete(API, api_id, first)
+    delete(IDENTITY, f"projects/{PROJECT}/services/aiplatform.googleapis.com", agents[0])
+    assert ProjectState(state).enabled(PROJECT, "run.googleapis.com")
+    kept = read(API, api_id, second)
+    assert kept.id == api_id and to_dict(kept.properties)["disableOnDestroy"] is False
+    agent = read(IDENTITY, f"projects/{PROJECT}/services/aiplatform.googleapis.com", agents[1])
+    assert to_dict(agent.properties)["email"] == agents[1]["email"]
+
+    delete(API, api_id, {**second, "disableOnDestroy": True})
+    assert not ProjectState(state).enabled(PROJECT, "run.googleapis.com")
+    assert read(API, api_id, second).id == "", "a disabled API's Service is gone on refresh"
+
+
 def test_the_emulator_refuses_vertex_until_aiplatform_is_enabled(state: Path) -> None:
     with servers.emulator("--project-dir", str(state), "--step-seconds", "0.01", quiet=True) as url:
         jobs = f"{url}/v1beta1/projects/{PROJECT}/locations/us-central1/tuningJobs"

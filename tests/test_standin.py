@@ -285,6 +285,16 @@ def test_apis_left_enabled_are_not_resources(gcp: Provider) -> None:
     assert (gcp.state / "apis" / PROJECT / "run.googleapis.com").exists()  # still enabled, as Google keeps it
 
 
+def test_an_api_is_shared_but_a_bucket_name_is_not(gcp: Provider) -> None:
+    """Two stacks may both declare one API (Service Usage enables it once); two buckets may not share a
+    name (Cloud Storage's 409): a stack in the same project that reuses one is refused as Google does."""
+    api = {"service": "run.googleapis.com", "disableOnDestroy": False}
+    assert gcp.create(API, "one-run", api)[0] == gcp.create(API, "two-run", api)[0]
+    gcp.create(BUCKET, "one", {"name": "b-shared", "location": "US"})
+    with pytest.raises(grpc.RpcError, match="Error 409: The requested bucket name b-shared is not available"):
+        gcp.create(BUCKET, "two", {"name": "b-shared", "location": "US"})
+
+
 def test_grants_beyond_the_stacks_own_are_checked_made_and_removed(gcp: Provider) -> None:
     """The IAM bindings and policies and the ACLs the policy pack refuses when public (the bad graph
     previews them): refused where Google refuses, needing their parent, and kept as records."""

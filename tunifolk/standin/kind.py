@@ -236,7 +236,9 @@ class Kind:
     def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
         """Side effects: files, processes."""
 
-    def read(self, ctx: Context, id_: str) -> Record | None:
+    def read(self, ctx: Context, id_: str, state: dict[str, Any] | None = None) -> Record | None:
+        """The resource as Google holds it now, or None when gone. `state` is what the engine's state
+        holds for it (its last outputs): only kinds that Google keeps no record of need it."""
         record = ctx.store.get(self.token, id_)
         if record is not None:
             self.on_read(ctx, record)
@@ -263,7 +265,8 @@ class Kind:
     def on_update(self, ctx: Context, record: Record, news: dict[str, Any], outputs: dict[str, Any]) -> None:
         pass
 
-    def delete(self, ctx: Context, id_: str) -> None:
+    def delete(self, ctx: Context, id_: str, state: dict[str, Any] | None = None) -> None:
+        """Delete it; `state` is the engine's state for it (as for `read`)."""
         with ctx.store.locked():
             record = ctx.store.get(self.token, id_)
             if record is None:

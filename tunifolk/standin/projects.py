@@ -106,11 +106,16 @@ class Account(Kind):
 
 
 class ProjectService(Kind):
-    """An enabled API. Create asks Service Usage to enable it and waits until that has applied, as
-    pulumi-gcp waits for the enable operation (in a fresh local project that takes the project's
-    `enable_seconds`; elsewhere no time). With `disableOnDestroy: false` delete only forgets it (the API
-    stays on), as the real provider does (pulumi-gcp schema, `disableOnDestroy`): an enabled API is a
-    project setting, `<state>/apis/<project>/<service>`, not a resource."""
+    """An enabled API: a project setting, `<state>/apis/<project>/<service>`, not a resource of its own,
+    so any number of stacks may each declare the same one. As in pulumi-gcp's provider
+    (terraform-provider-google, `resource_google_project_service.go`, which pulumi-gcp bridges):
+    create finds the API already on and only takes the id `<project>/<service>`, or asks Service Usage
+    to enable it and waits until that has applied (in a fresh local project that takes the project's
+    `enable_seconds`; elsewhere no time); read is "is it in the project's enabled services", so the
+    resource exists while the API is on, whoever turned it on; update is state-only (the provider's
+    update is a no-op); delete with `disableOnDestroy: false` only forgets it (the API stays on for
+    the others), with true it disables the API for every stack (Service Usage's `services.disable`).
+    The stand-in's record only keeps the inputs last given, for `tunifolk local` to list."""
 
     token = "gcp:projects/service:Service"
     required = ("service",)
@@ -137,17 +142,40 @@ class ProjectService(Kind):
         }
 
     def create(self, ctx: Context, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        id_, outputs = super().create(ctx, inputs)
-        ready = ctx.project_state.enable(inputs["project"], inputs["service"])
+        id_ = self.id_of(ctx, inputs)
+        self.refuse(ctx, inputs)
+        outputs = self.outputs(ctx, inputs, preview=False)
+        with ctx.store.locked():  # another stack's record for the same API is the same setting
+            ready = ctx.project_state.enable(inputs["project"], inputs["service"])
+            ctx.store.put(Record(self.token, id_, inputs, outputs))
         time.sleep(max(0.0, ready - time.time()))  # outside the store's lock: enables run in parallel
         return id_, outputs
 
-    def exists_message(self, id_: str) -> str:
-        return f"{id_} is already managed by another resource in this stand-in"
+    def read(self, ctx: Context, id_: str, state: dict[str, Any] | None = None) -> Record | None:
+        project, _, service = id_.partition("/")
+        if not ctx.project_state.enabled(project, service):
+            return None
+        record = ctx.store.get(self.token, id_)
+        if record is not None:
+            return record
+        held = {**(state or {}), "project": project, "service": service}
+        return Record(self.token, id_, held, self.outputs(ctx, held, preview=False))
 
-    def before_delete(self, ctx: Context, record: Record) -> None:
-        if record.inputs.get("disableOnDestroy", True):
-            ctx.project_state.disable(record.inputs["project"], record.inputs["service"])
+    def update(self, ctx: Context, id_: str, news: dict[str, Any]) -> dict[str, Any]:
+        outputs = self.outputs(ctx, news, preview=False)
+        with ctx.store.locked():
+            ctx.store.put(Record(self.token, id_, news, outputs))
+        return outputs
+
+    def delete(self, ctx: Context, id_: str, state: dict[str, Any] | None = None) -> None:
+        """This stack's own `disableOnDestroy` decides (its state; the shared record when none is given)."""
+        project, _, service = id_.partition("/")
+        with ctx.store.locked():
+            record = ctx.store.get(self.token, id_)
+            held = state or (record.inputs if record is not None else {})
+            if held.get("disableOnDestroy", True):
+                ctx.project_state.disable(project, service)
+            ctx.store.delete(self.token, id_)
 
 
 class ServiceIdentity(Kind):
@@ -180,11 +208,29 @@ class ServiceIdentity(Kind):
     def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
         ctx.project_state.create_agents(project_number(inputs["project"]), inputs["service"])
 
+    def create(self, ctx: Context, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """Another stack's identity for the same service is the same agents: asking again answers them
+        again (that a repeated generateServiceIdentity succeeds is UNCONFIRMED; the provider treats it
+        as a plain create)."""
+        id_ = self.id_of(ctx, inputs)
+        self.refuse(ctx, inputs)
+        outputs = self.outputs(ctx, inputs, preview=False)
+        with ctx.store.locked():
+            self.after_create(ctx, inputs, outputs)
+            ctx.store.put(Record(self.token, id_, inputs, outputs))
+        return id_, outputs
+
+    def read(self, ctx: Context, id_: str, state: dict[str, Any] | None = None) -> Record | None:
+        """There is no read endpoint: the provider's read is a no-op, so it stays as the state holds it
+        (terraform-provider-google, `resource_project_service_identity.go`)."""
+        record = ctx.store.get(self.token, id_)
+        if record is not None or not state:
+            return record
+        inputs = {k: v for k, v in state.items() if k not in ("email", "member")}
+        return Record(self.token, id_, inputs, state)
+
     def kept(self, outputs: dict[str, Any]) -> dict[str, Any]:
         return {k: outputs[k] for k in ("email", "member") if k in outputs}
-
-    def exists_message(self, id_: str) -> str:
-        return f"{id_} is already managed by another resource in this stand-in"
 
 
 # --------------------------------------------------------------------------- invokes

@@ -186,7 +186,7 @@ class StandIn(provider_pb2_grpc.ResourceProviderServicer):
     def Read(self, request: Any, context: grpc.ServicerContext) -> Any:
         kind = self._kind(request.urn)
         try:
-            record = kind.read(self._ctx(), request.id)
+            record = kind.read(self._ctx(), request.id, to_dict(request.properties))
         except Gone:
             record = None
         if record is None:  # gone: the engine drops it from state on refresh
@@ -208,7 +208,7 @@ class StandIn(provider_pb2_grpc.ResourceProviderServicer):
 
     @_guard
     def Delete(self, request: Any, context: grpc.ServicerContext) -> Any:
-        self._kind(request.urn).delete(self._ctx(), request.id)
+        self._kind(request.urn).delete(self._ctx(), request.id, to_dict(request.properties))
         return empty_pb2.Empty()
 
     @_guard
