@@ -72,6 +72,15 @@ earlier hemistichs. Below OVERLAP_FROM it is free (a repeated phrase, anaphora);
 hemistich is a template's copy and worth nothing; linear in between."""
 OVERLAP_MIN_PAIRS = 3
 """Bodies of fewer word pairs are too short to call a copy by their pairs."""
+COPY_OUTSIDE = 0.5
+"""A hemistich that is more copy than not (its copy share above COPY_OUTSIDE) pays for it twice:
+its worth goes, and its copied part past COPY_OUTSIDE (0 to 1) comes off the language gate after
+LANG_FULL's slack, which is for words the lexicon misses, not for copies. So the same first half-line
+in every bayt (half the text a copy) scores ≤ 0, while a repeated phrase a poem uses costs nothing
+more (docs/scorer.md, "Repetition is measured by overlap")."""
+COPY_FREE = 1.0
+"""Copied hemistichs (summed as above) that pay no more than their worth: one body met again by
+chance (a set phrase, three words of a small vocabulary) is an echo; a second is a template."""
 
 WEIGHTS_STROPHIC = {
     "main": 0.26,
@@ -286,7 +295,7 @@ def _language_gate(poem: Poem, arabizi: bool, refrain: bool) -> float:
         return known(w) and not is_piece(w)
 
     seen = _Seen()
-    total = 0.0
+    total = copied = 0.0
     units = 0
     span = LINE_FULL - LINE_ZERO
     for ln in poem.lines:
@@ -310,11 +319,13 @@ def _language_gate(poem: Poem, arabizi: bool, refrain: bool) -> float:
             folded = [arabizi_fold(w) for w in h] if arabizi else h
             if n >= 4 and _rhyme_list(folded):
                 continue
-            worth *= 1.0 - seen.copy_share(folded, refrain)
-            total += worth
+            share = seen.copy_share(folded, refrain)
+            if share > COPY_OUTSIDE:
+                copied += (share - COPY_OUTSIDE) / (1.0 - COPY_OUTSIDE)
+            total += worth * (1.0 - share)
     if not units:
         return 0.0
-    return min(1.0, total / units / LANG_FULL)
+    return max(0.0, min(1.0, total / units / LANG_FULL) - max(0.0, copied - COPY_FREE) / units)
 
 
 def _rhyme_list(words: list[str]) -> bool:

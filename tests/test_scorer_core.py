@@ -452,11 +452,19 @@ def test_arabizi_digits_follow_the_tunisian_table() -> None:
 def test_rhyme_by_final_letters_on_plain_generated_words() -> None:
     """The emulator builds poems from word lists: rhyme must come from final letters alone."""
     words_a = ["كتاب", "سحاب", "شباب", "باب", "غياب", "تراب", "ذهاب"]
-    line = "قلت كلمة {} ** وكتبت كلمة {}"  # three-word halves: not stubs
-    lines = [line.format(w, v) for w, v in zip(words_a, reversed(words_a), strict=True)]
+    # three-word halves (not stubs), each body its own: one body with another rhyme word is a template
+    firsts = ["قلت في قلبي", "شفت في المنام", "حكيت مع الليل", "مشيت في الطريق", "سهرت مع النجوم",
+              "بكيت على الفراق", "غنيت للحبيب"]  # fmt: skip
+    seconds = ["وكتبت في الورقة", "وسمعت من بعيد", "وحلمت بالدار", "ونسيت الهموم", "وتفكرت الأيام",
+               "ورجعت للحومة", "وضحكت مع الصحاب"]  # fmt: skip
+    line = "{} {} ** {} {}"
+    pairs = list(zip(words_a, reversed(words_a), strict=True))
+    lines = [line.format(a, w, b, v) for a, b, (w, v) in zip(firsts, seconds, pairs, strict=True)]
     good = score("\n".join(lines), ref("qasida")).reward
-    bad_lines = [*lines[:3], line.format("سحاب", "قمر"), line.format("ريح", "شمس"), *lines[5:]]
+    bad_lines = [*lines[:3], line.format(firsts[3], "سحاب", seconds[3], "قمر"),
+                 line.format(firsts[4], "ريح", seconds[4], "شمس"), *lines[5:]]  # fmt: skip
     assert good > score("\n".join(bad_lines), ref("qasida")).reward
+    assert good > 0.0
 
 
 # --- catalogue ------------------------------------------------------------------------------------------

@@ -165,13 +165,17 @@ IMAGERY_LATIN = _w(
     "warda ne5la chta chra3 l7nin chou9 dam3a jbal sa7ra ghorba fjer tir sonbla ghaba nesma sma "
     "marsa"
 )
-# Theme-free padding: distinct, normal-length words that say nothing. The hack's line bodies; the
-# judge punishes them. The real scorer does not read words for sense and cannot tell them apart.
+# Theme-free padding: distinct, normal-length words that say nothing (enough of them that eight drawn
+# per line rarely repeat an earlier line's word pair, which the scorer reads as a copy). The hack's
+# line bodies; the judge punishes them. The real scorer does not read words for sense and cannot tell
+# them apart.
 PADDING = _w(
     "حاجة شي كلام عادي يعني بالطبيعة مثلا أكيد بصراحة نورمال كيما زادة هاذاكا برك ياخي مالا "
-    "هوكا كيفكيف بالحق اكاهو عاد حكاية موضوع نوع طريقة"
+    "هوكا كيفكيف بالحق اكاهو عاد حكاية موضوع نوع طريقة مسألة حالة شوية أمور ساعات بالكل "
+    "خاصة عامة تقريبا حسب كذلك فمة مرات حتى باهي ولا واضح بسيط كامل عموما"
 )
 PADDING_LATIN = _w(
     "7aja chay klem 3adi ya3ni tabi3i mathalan akid bsara7a normal kima zada hadhaka brk ya5i mela "
-    "howka kifkif bel7a9 akahaw 3ad 7kaya mawdhou3 nou3 tari9a"
+    "howka kifkif bel7a9 akahaw 3ad 7kaya mawdhou3 nou3 tari9a mas2la 7ala chwaya oumour se3at "
+    "belkol 5assa 3amma ta9riban 7asb kedhlek famma marrat 7atta behi walla wadhe7 bsit kamel"
 )
