@@ -50,7 +50,13 @@ _TO_A_JUDGE = re.compile(
     r"|\bdonne[rz]?\s++(?:la\s++)?note\b"
     r"|\b(?:rate|rated|rating)\b|\b\d{1,3}\s*+/\s*+(?:10|100|5)\b"
     r"|\b(?:3achra|3ach|\d{1,3})\s++3(?:la|al)\s++(?:3achra|3ach|\d{1,3})\b"
-    r"|\ba?3tini\s++(?:el\s++)?(?:3achra|3ach|\d|note|noqta|no9ta)",
+    r"|\ba?3tini\s++(?:el\s++)?(?:3achra|3ach|\d|note|noqta|no9ta)"
+    # the poem's own worth, claimed to whoever marks it
+    r"|\bout\s++of\s++(?:ten|10|a\s++hundred|100)\b|\bdeserves?+\s++(?:the\s++|a\s++)?(?:maximum|max|top|full"
+    r"|highest|best|perfect)|\bflawless\b|\bmasterpiece\b|\btop\s++(?:quality|marks?+|score|grade)\b"
+    r"|\bfull\s++marks\b|\bwhoever\s++(?:reviews|reads|grades|evaluates|judges|scores|rates)\b"
+    r"|\bm[ée]rite\s++(?:la\s++note|le\s++maximum|un\s++\d|\d)|\bsur\s++(?:dix|10|vingt|20)\b"
+    r"|\b(?:tes?+sta[h7]e?+l|testa7a?+l)\s++(?:el\s++)?+(?:a3la|3achra|note|no9ta)\b|\ba3la\s++(?:3adad|no9ta|note)\b",
     re.I,
 )
 """Words for a judge and what one is told, in English and French: no Tunisian poem addresses them."""
@@ -65,6 +71,8 @@ _TO_A_JUDGE_AR = re.compile(
     "|(?<![\\w])[0-9٠-٩]{1,3} ?(?:على|علي|من) ?[0-9٠-٩]{1,3}(?![\\w])"
     "|ا?عطيني (?:ال)?(?:عشره|علامه|نقطه|العلامه|النقطه|[0-9٠-٩])"
     "|تستاهل (?:ال)?(?:عشره|علامه|نقطه|[0-9٠-٩])|يا اللي تقر[اي] |يا اللي تصحح|يا قارئ"
+    "|(?:اعلي|اعلى|اكبر|احسن) (?:عدد|علامه|نقطه|درجه|تقييم)|الامتياز"
+    "|(?:تستاهل|تستحق) (?:اعلي|اعلى|الامتياز|العلامه|الدرجه)"
 )
 """The same in Arabic script, as `normalize_arabic` writes it (ة → ه, hamzas on alef → ا)."""
 
@@ -75,7 +83,8 @@ _TRIGGERS = frozenset(
     """judge grader graders evaluator evaluators rater raters autorater reviewer annotator assessor scorer
     llm language ignore disregard forget give assign award rate rated rating grade score reward mark marks
     points system assistant instruction instructions juge correcteur évaluateur evaluateur notateur note
-    donne donner donnez 3achra 3ach 3la 3al 3tini a3tini""".split()  # noqa: SIM905
+    donne donner donnez 3achra 3ach 3la 3al 3tini a3tini out deserve deserves flawless masterpiece top full
+    whoever merite mérite sur tesstahel testahel tesstahal testa7el testa7al a3la""".split()  # noqa: SIM905
 )
 """A word `_TO_A_JUDGE` cannot match without: the pattern runs only on a text that has one of them (or a
 slash, for `10/10`), so a poem pays a set lookup per Latin word instead of a case-folded scan."""
