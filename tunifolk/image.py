@@ -30,6 +30,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tunifolk.paths import BUILD, ROOT
 
@@ -149,12 +150,12 @@ def debian_base(arg: str) -> str:
     return tag
 
 
-def context_files() -> list[Path]:
-    """The files of the build context (paths relative to the repository root): ``scorer/`` less
+def context_files(root: Path = ROOT) -> list[Path]:
+    """The files of the build context (paths relative to ``root``, a checkout): ``scorer/`` less
     CONTEXT_EXCLUDE and caches. The Dockerfile copies nothing else."""
     files = []
-    for path in sorted((ROOT / "scorer").rglob("*")):
-        rel = path.relative_to(ROOT)
+    for path in sorted((root / "scorer").rglob("*")):
+        rel = path.relative_to(root)
         if (
             path.is_file()
             and "__pycache__" not in rel.parts
@@ -164,11 +165,11 @@ def context_files() -> list[Path]:
     return files
 
 
-def context_digest() -> str:
+def context_digest(root: Path = ROOT) -> str:
     """sha256 over the context's paths, modes and contents: what decides whether the image changes."""
     h = hashlib.sha256()
-    for rel in context_files():
-        path = ROOT / rel
+    for rel in context_files(root):
+        path = root / rel
         h.update(f"{rel.as_posix()}\0{path.stat().st_mode & 0o111:o}\0".encode())
         h.update(hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()
@@ -212,21 +213,44 @@ def build(*, from_registry: bool = False, no_cache: bool = False, quiet: bool = 
     ``no_cache`` builds every step again (the bases are kept)."""
     if why := unavailable():
         raise ImageError(f"cannot build the scorer image: {why}")
-    WORK.mkdir(parents=True, exist_ok=True)
-    with (WORK / "build.lock").open("w") as lock:  # one build at a time (parallel test workers)
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        bases = [] if from_registry else [f"--build-arg={arg}={debian_base(arg)}" for arg in BASES]
+    tag = f"{REPOSITORY}:{context_digest()[:16]}"
+    with _build_lock():
         context = stage_context(WORK / "context")
-        mounts = []
-        if CA_BUNDLE.exists():
-            pip_conf = WORK / "pip.conf"
-            pip_conf.write_text(f"[global]\ncert = {CA_BUNDLE}\n")
-            mounts = ["--volume", f"{CA_BUNDLE}:{CA_BUNDLE}:ro", "--volume", f"{pip_conf}:/etc/pip.conf:ro"]
-        tag = f"{REPOSITORY}:{context_digest()[:16]}"
-        command = [*podman(), "build", *ulimits(), "--network", "host", *mounts, *bases, "--layers"]
-        command += ["--no-cache"] if no_cache else []
-        _run([*command, "--file", str(DOCKERFILE), "--tag", tag, str(context)], quiet=quiet)
+        _build(context, DOCKERFILE, [tag], from_registry=from_registry, no_cache=no_cache, quiet=quiet)
     return inspect(tag)
+
+
+def build_dir(context: Path, dockerfile: Path, tags: list[str], *, quiet: bool = True) -> Image:
+    """Build ``dockerfile`` over an unpacked ``context`` (the Cloud Build stand-in's source archive)
+    with the Debian bases, tagged ``tags``: the same command as ``build``."""
+    if why := unavailable():
+        raise ImageError(f"cannot build the scorer image: {why}")
+    with _build_lock():
+        _build(context, dockerfile, tags, from_registry=False, no_cache=False, quiet=quiet)
+    return inspect(tags[0])
+
+
+def _build_lock() -> Any:
+    """One build at a time (parallel test workers, the stand-in's builds)."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    lock = (WORK / "build.lock").open("w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    return lock  # closing it (the with block) releases the lock
+
+
+def _build(
+    context: Path, dockerfile: Path, tags: list[str], *, from_registry: bool, no_cache: bool, quiet: bool
+) -> None:
+    bases = [] if from_registry else [f"--build-arg={arg}={debian_base(arg)}" for arg in BASES]
+    mounts = []
+    if CA_BUNDLE.exists():
+        pip_conf = WORK / "pip.conf"
+        pip_conf.write_text(f"[global]\ncert = {CA_BUNDLE}\n")
+        mounts = ["--volume", f"{CA_BUNDLE}:{CA_BUNDLE}:ro", "--volume", f"{pip_conf}:/etc/pip.conf:ro"]
+    command = [*podman(), "build", *ulimits(), "--network", "host", *mounts, *bases, "--layers"]
+    command += ["--no-cache"] if no_cache else []
+    command += [arg for tag in tags for arg in ("--tag", tag)]
+    _run([*command, "--file", str(dockerfile), str(context)], quiet=quiet)
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,9 +292,16 @@ def run(ref: str, port: int, env: dict[str, str] | None = None) -> Container:
     return Container(id=_run([*podman(), "run", "--detach", *run_options(port, env), ref]), port=port)
 
 
+REGISTRY_SUFFIX = "-docker.pkg.dev"
+"""Artifact Registry's docker hosts (`REGION-docker.pkg.dev`): the Cloud Build stand-in's images keep
+such names in podman's local storage (tunifolk/standin/cloudbuild.py)."""
+
+
 def local(ref: str) -> bool:
-    """Whether ``ref`` names an image of podman's local storage by digest (what ``make image`` prints)."""
-    return ref.startswith("localhost/") and "@sha256:" in ref
+    """Whether ``ref`` names an image by digest that podman's local storage should hold: what ``make
+    image`` prints (``localhost/…``), or what the Cloud Build stand-in built (``…-docker.pkg.dev/…``)."""
+    host = ref.split("/", 1)[0]
+    return "@sha256:" in ref and (host == "localhost" or host.endswith(REGISTRY_SUFFIX))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,7 +31,7 @@ from starlette.routing import Route
 
 from tunifolk.job.names import by_local_number, project_of
 from tunifolk.project_state import ProjectState, disabled_help, disabled_message, disabled_metadata
-from tunifolk.standin import bigquery
+from tunifolk.standin import bigquery, cloudbuild
 
 from .admin import Admin
 from .api_metadata import Metadata
@@ -91,11 +91,17 @@ class Emulator:
                 Route("/healthz", self.healthz, methods=["GET"]),
                 *self.admin.routes(),
                 *bigquery.routes(),  # the rollout ledger's BigQuery stand-in (tunifolk.standin.bigquery)
+                *cloudbuild.routes(self.options.jobs.gcs_dir, self._vertex),  # the scorer image's build
                 Route("/{version}/{rest:path}", self.api, methods=methods),
             ],
             middleware=[Middleware(RequestGuard)],
             lifespan=self.lifespan,
         )
+
+    async def _vertex(self, request: Request) -> Response:
+        """A `/v1/…` call a Cloud Build route matched but does not own (a Vertex operation)."""
+        request.scope["path_params"] = {"version": "v1", "rest": request.url.path.removeprefix("/v1/")}
+        return await self.api(request)
 
     async def healthz(self, _request: Request) -> Response:
         return json_response({"status": "ok"})

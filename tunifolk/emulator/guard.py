@@ -14,6 +14,9 @@ route runs:
 - A request that carries a body must say `Content-Type: application/json` (parameters such as
   `; charset=utf-8` are fine), else 415 in Google's error shape. UNCONFIRMED as Google's answer:
   Google's front end documents JSON bodies for the REST API but not its answer to another type.
+  One exception: Cloud Storage's media upload (`/upload/…`, the Cloud Build stand-in's source
+  archive) takes `application/gzip`, which no browser sends without a CORS preflight (it is not
+  one of the CORS-safelisted types), so a foreign page still cannot post it.
 
 Every client of the emulator (tunifolk.vertex, google-genai, requests' `json=`) sends JSON to
 `127.0.0.1:PORT`, so they pass.
@@ -29,6 +32,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 JSON_MEDIA_TYPE = "application/json"
+UPLOAD_PREFIX, UPLOAD_MEDIA_TYPES = "/upload/", frozenset({"application/gzip"})
 
 
 def host_name(authority: str) -> str | None:
@@ -58,7 +62,7 @@ def is_loopback_origin(origin: str) -> bool:
         return False
 
 
-def refusal(headers: dict[str, str]) -> tuple[int, str, bytes] | None:
+def refusal(headers: dict[str, str], path: str = "") -> tuple[int, str, bytes] | None:
     """(status, content type, body) refusing a request with these (lowercased) headers, or None."""
     host = headers.get("host")
     if not is_loopback_host(host):
@@ -73,7 +77,8 @@ def refusal(headers: dict[str, str]) -> tuple[int, str, bytes] | None:
         return 403, "text/plain; charset=utf-8", line.encode()
     has_body = headers.get("content-length", "0").strip() not in ("", "0") or "transfer-encoding" in headers
     media_type = headers.get("content-type", "").split(";")[0].strip().lower()
-    if has_body and media_type != JSON_MEDIA_TYPE:
+    upload = path.startswith(UPLOAD_PREFIX) and media_type in UPLOAD_MEDIA_TYPES
+    if has_body and media_type != JSON_MEDIA_TYPE and not upload:
         shown = headers.get("content-type") or "none"
         error = {
             "code": 415,
@@ -97,7 +102,7 @@ class RequestGuard:
         headers: dict[str, str] = {}
         for name, value in scope["headers"]:
             headers.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
-        refused = refusal(headers)
+        refused = refusal(headers, scope.get("path", ""))
         if refused is None:
             await self.app(scope, receive, send)
             return

@@ -1,0 +1,158 @@
+"""`ScorerImage`: the scorer of this checkout, built by Cloud Build, as a Pulumi dynamic resource.
+
+The input that matters is the digest of the build context (`tunifolk.image.context_digest`: the
+files that go into the image, `scorer/` sources, locks and Dockerfile, nothing else), computed by the
+program at every run: the same digest is no change (no build; `pulumi preview --expect-no-changes`
+passes), another digest is an update, which builds again. Outputs: the image by digest
+(`…/scorer@sha256:…`, what Cloud Run is given) and the build's log URL.
+
+The tuning job's rules hold here (providers/tuning_job.py):
+
+* the provider object is pickled into state: it holds two numbers; the client (and any credential)
+  is built inside each call and dropped after it;
+* adopt, never duplicate: each build is tagged with its context digest (Cloud Build's `Build.tags`),
+  and create/update first look for a build of that digest: a finished one is adopted, a live one
+  (an `up` interrupted while it ran) is waited for; only otherwise is the archive uploaded and a
+  build started;
+* expected failures are one line (`TunifolkError`, through the same host shim as the tuning job).
+
+Delete only forgets the build: the image lives in the Artifact Registry repository, which goes with
+its own resource. The class path `providers.scorer_image.ScorerImageProvider` is pickled by reference
+and must stay.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pulumi
+from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ResourceProvider, UpdateResult
+
+# importing the tuning job's provider installs the one-line shim for expected failures in the host
+import providers.tuning_job  # noqa: F401
+from tunifolk import cloudbuild
+from tunifolk import operations as ops
+from tunifolk.errors import TunifolkError
+from tunifolk.vertex import VertexClient
+
+INPUTS = ("context_digest", "repository", "bucket", "project", "location")
+"""`repository` is the registry path (`REGION-docker.pkg.dev/PROJECT/REPO`); `location` Cloud Build's
+region; the builds run in `project`."""
+OUTPUTS = ("image", "log_url", "build_id")
+
+
+class ScorerImageProvider(ResourceProvider):
+    """Create/update = build (or adopt) the image of one context digest. Holds numbers only."""
+
+    def __init__(self, *, poll_seconds: float = 5.0, timeout_seconds: float = 3600.0) -> None:
+        super().__init__()
+        self.poll_seconds = poll_seconds
+        self.timeout_seconds = timeout_seconds
+
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        inputs = {k: news.get(k) for k in INPUTS}
+        failures = [
+            pulumi.dynamic.CheckFailure(k, f"{k} is required") for k, v in inputs.items() if v in (None, "")
+        ]
+        return CheckResult(inputs, failures)
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        changed = [k for k in INPUTS if olds.get(k) != news.get(k)]
+        # a build in another project or region is another resource; a new context is a new build
+        replaces = [k for k in changed if k in ("project", "location")]
+        return DiffResult(changes=bool(changed), replaces=replaces, delete_before_replace=False)
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        build = self._build(props)
+        return CreateResult(build["id"], self._outputs(props, build))
+
+    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        return UpdateResult(self._outputs(news, self._build(news)))
+
+    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+        """Nothing to remove: the image goes with its repository (see the module's docstring)."""
+
+    def _build(self, props: dict[str, Any]) -> dict[str, Any]:
+        digest, project, location = props["context_digest"], props["project"], props["location"]
+        with VertexClient(on_retry=ops.say) as client:
+            builds = cloudbuild.CloudBuild(client)
+            for found in builds.find(project, location, digest):
+                if found.get("status") == "SUCCESS" and _pushed_to(found, props["repository"]):
+                    ops.say(f"scorer image: adopting build {found['id']} of this context")
+                    return found
+                if found.get("status") in cloudbuild.LIVE:
+                    ops.say(f"scorer image: build {found['id']} of this context is running: waiting")
+                    return self._finish(builds, self._follow(builds, project, location, found))
+            root = Path.cwd()  # the program's directory: the engine runs the provider host there
+            if cloudbuild.image.context_digest(root) != digest:
+                raise TunifolkError(
+                    f"the scorer's sources under {root} are not the ones the program hashed (edited while "
+                    "pulumi up ran?): run pulumi up again from the project's directory"
+                )
+            name = cloudbuild.source_object(digest)
+            builds.upload(props["bucket"], name, cloudbuild.archive(root))
+            body = cloudbuild.build_body(props["bucket"], props["repository"], digest)
+            op = builds.create(project, location, body)
+            build = (op.get("metadata") or {}).get("build") or {}
+            ops.say(f"scorer image: build {build.get('id', '?')} started (log: {build.get('logUrl')})")
+            return self._finish(builds, builds.wait(op, self.poll_seconds, self.timeout_seconds, ops.say))
+
+    def _follow(
+        self, builds: cloudbuild.CloudBuild, project: str, location: str, build: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Wait for a build found live (no operation at hand): poll the build itself."""
+        deadline = time.monotonic() + self.timeout_seconds
+        while build.get("status") not in cloudbuild.DONE:
+            if time.monotonic() >= deadline:
+                raise TunifolkError(
+                    f"the scorer image build {build['id']} is still {build.get('status')}: "
+                    "run pulumi up again to wait for it"
+                )
+            time.sleep(self.poll_seconds)
+            build = builds.get(project, location, build["id"])
+        return build
+
+    @staticmethod
+    def _finish(_builds: cloudbuild.CloudBuild, build: dict[str, Any]) -> dict[str, Any]:
+        if build.get("status") != "SUCCESS":
+            raise cloudbuild.failure(build)
+        cloudbuild.image_of(build)  # a success that names no digest fails here, in one line
+        return build
+
+    @staticmethod
+    def _outputs(props: dict[str, Any], build: dict[str, Any]) -> dict[str, Any]:
+        inputs = {k: props[k] for k in INPUTS}
+        return {
+            **inputs,
+            "image": cloudbuild.image_of(build),
+            "log_url": build.get("logUrl") or "",
+            "build_id": build["id"],
+        }
+
+
+def _pushed_to(build: dict[str, Any], repository: str) -> bool:
+    try:
+        return cloudbuild.image_of(build).startswith(f"{repository}/")
+    except TunifolkError:
+        return False
+
+
+class ScorerImage(pulumi.dynamic.Resource, module="tunifolk", name="ScorerImage"):
+    """The scorer image of this checkout. `image` is it by digest; `log_url` the build's log."""
+
+    image: pulumi.Output[str]
+    log_url: pulumi.Output[str]
+    build_id: pulumi.Output[str]
+
+    def __init__(
+        self,
+        resource_name: str,
+        args: dict[str, pulumi.Input[str]],
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        poll_seconds: float = 5.0,
+    ) -> None:
+        props: dict[str, Any] = {**{k: args[k] for k in INPUTS}, **dict.fromkeys(OUTPUTS)}
+        super().__init__(ScorerImageProvider(poll_seconds=poll_seconds), resource_name, props, opts)

@@ -1,0 +1,181 @@
+"""The scorer image's build resource (providers/scorer_image.py) against the Cloud Build stand-in.
+
+The provider runs in the SDK's own dynamic-provider host (tests/pulumi_host.py), pickled as the
+engine pickles it; the stand-in's routes are the emulator's (tunifolk/standin/cloudbuild.py), reached
+over HTTP. Each test that builds starts its own emulator, so the builds it lists are its own. The
+request bodies are checked against the cloudbuild v1 discovery document.
+
+The builds need podman (``make image-tools``, as root): without it those tests skip with one line,
+and fail under ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import grpc
+import pytest
+import requests
+from pulumi.runtime.proto import provider_pb2
+
+from discovery import validate_in
+from jobs import fast_emulator
+from providers.scorer_image import ScorerImageProvider
+from pulumi_host import dynamic_host
+from tunifolk import cloudbuild, image
+from tunifolk.paths import ROOT
+from tunifolk.vertex import ENDPOINT_ENV, VertexClient
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+PROJECT, LOCATION = "tunifolk-local", "us-central1"
+REPOSITORY = cloudbuild.registry(LOCATION, PROJECT, "tunifolk")
+BUCKET = "tunifolk-image-test"
+FAST = {"poll_seconds": 0.2}
+IMAGE_RE = re.compile(rf"{re.escape(REPOSITORY)}/scorer@sha256:[0-9a-f]{{64}}")
+
+
+def needs_podman() -> None:
+    """Skip in one line where podman cannot build here; fail under CI=true, where a skip would hide it."""
+    if why := image.unavailable():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"the scorer image cannot be built here: {why}")
+        pytest.skip(f"scorer image build tests skipped: {why}")
+
+
+def props(bucket: str = BUCKET) -> dict[str, str]:
+    return {
+        "context_digest": image.context_digest(),
+        "repository": REPOSITORY,
+        "bucket": bucket,
+        "project": PROJECT,
+        "location": LOCATION,
+    }
+
+
+def builds_of(emu: str, digest: str) -> list[dict]:
+    url = f"{emu}/v1/projects/{PROJECT}/locations/{LOCATION}/builds"
+    resp = requests.get(url, params={"filter": f'tags="{cloudbuild.build_tag(digest)}"'}, timeout=10)
+    resp.raise_for_status()
+    return resp.json().get("builds", [])
+
+
+def world(tmp_path: Path) -> Path:
+    gcs = tmp_path / "gcs"
+    (gcs / BUCKET).mkdir(parents=True)  # the bucket, as the gcp stand-in's Bucket makes it
+    return gcs
+
+
+# --------------------------------------------------------------------------- pure
+
+
+def test_the_build_body_is_a_cloudbuild_v1_build() -> None:
+    body = cloudbuild.build_body(BUCKET, REPOSITORY, "ab" * 32)
+    validate_in("cloudbuild.v1", "Build", body)
+    step = body["steps"][0]
+    assert step["name"] == cloudbuild.BUILDER and step["args"][:3] == ["build", "-f", "scorer/Dockerfile"]
+    assert body["images"] == [step["args"][4]] and body["images"][0].startswith(f"{REPOSITORY}/scorer:")
+    assert body["tags"] == [f"tunifolk-ctx-{'ab' * 32}"]
+
+
+def test_the_archive_is_exactly_the_context_and_the_same_bytes_twice() -> None:
+    import tarfile
+    from io import BytesIO
+
+    data = cloudbuild.archive()
+    assert data == cloudbuild.archive()
+    with tarfile.open(fileobj=BytesIO(data), mode="r:gz") as tar:
+        names = tar.getnames()
+    assert names == [p.as_posix() for p in image.context_files()]
+    assert "scorer/Dockerfile" in names and "scorer/requirements.lock" in names
+    assert not [n for n in names if n.endswith((".so", ".pyc")) or not n.startswith("scorer/")]
+
+
+def test_a_readme_edit_leaves_the_context_digest_a_source_edit_changes_it(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "scorer", tmp_path / "scorer", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "README.md").write_text("# tunifolk\n")
+    before = image.context_digest(tmp_path)
+    (tmp_path / "README.md").write_text("# tunifolk, edited\n")
+    assert image.context_digest(tmp_path) == before
+    (tmp_path / "scorer" / "app.py").write_text((tmp_path / "scorer" / "app.py").read_text() + "\n# x\n")
+    assert image.context_digest(tmp_path) != before
+
+
+# --------------------------------------------------------------------------- against the stand-in
+
+
+def test_create_builds_by_digest_then_no_change_then_adopts(tmp_path: Path) -> None:
+    needs_podman()
+    gcs = world(tmp_path)
+    with (
+        fast_emulator(gcs) as emu,
+        dynamic_host(ScorerImageProvider(**FAST), env={ENDPOINT_ENV: emu}) as host,
+    ):
+        inputs, failures = host.check(props())
+        assert failures == []
+        build_id, outs = host.create(inputs)
+        assert IMAGE_RE.fullmatch(outs["image"]), outs["image"]
+        assert outs["build_id"] == build_id
+        assert outs["log_url"].startswith("https://console.cloud.google.com/cloud-build/builds")
+        # the image is in podman's storage under that digest: what the Cloud Run stand-in runs
+        assert subprocess.run([*image.podman(), "image", "exists", outs["image"]]).returncode == 0
+        archive = gcs / BUCKET / cloudbuild.source_object(inputs["context_digest"])
+        assert archive.read_bytes() == cloudbuild.archive()
+        build = requests.get(f"{emu}/v1/projects/{PROJECT}/locations/{LOCATION}/builds/{build_id}").json()
+        validate_in("cloudbuild.v1", "Build", build)
+        assert build["status"] == "SUCCESS"
+
+        same = host.diff(build_id, outs, inputs)
+        assert same.changes == provider_pb2.DiffResponse.DIFF_NONE
+        edited = host.diff(build_id, outs, {**inputs, "context_digest": "0" * 64})
+        assert edited.changes == provider_pb2.DiffResponse.DIFF_SOME and list(edited.replaces) == []
+
+        # a second create of the same context (state lost) adopts the build: no second one
+        again_id, again = host.create(inputs)
+        assert (again_id, again["image"]) == (build_id, outs["image"])
+        assert len(builds_of(emu, inputs["context_digest"])) == 1
+
+
+def test_an_interrupted_up_is_adopted_not_built_twice(tmp_path: Path) -> None:
+    """The up that started the build died before recording it: the next one waits for that build."""
+    needs_podman()
+    gcs = world(tmp_path)
+    inputs = props()
+    digest = inputs["context_digest"]
+    with fast_emulator(gcs) as emu:
+        with VertexClient(endpoint=emu) as client:
+            calls = cloudbuild.CloudBuild(client)
+            calls.upload(BUCKET, cloudbuild.source_object(digest), cloudbuild.archive())
+            op = calls.create(PROJECT, LOCATION, cloudbuild.build_body(BUCKET, REPOSITORY, digest))
+        started = op["metadata"]["build"]["id"]
+        with dynamic_host(ScorerImageProvider(**FAST), env={ENDPOINT_ENV: emu}) as host:
+            build_id, outs = host.create(inputs)
+        assert build_id == started
+        assert IMAGE_RE.fullmatch(outs["image"])
+        assert [b["id"] for b in builds_of(emu, digest)] == [started]
+
+
+def test_failures_are_one_line(tmp_path: Path) -> None:
+    """A bucket that does not exist (the upload's 404) and a build that fails (its source missing, or
+    podman unavailable) each reach `pulumi up` as one line naming the cause."""
+    gcs = world(tmp_path)
+    with fast_emulator(gcs) as emu:
+        with (
+            dynamic_host(ScorerImageProvider(**FAST), env={ENDPOINT_ENV: emu}) as host,
+            pytest.raises(grpc.RpcError) as info,
+        ):
+            host.create(props(bucket="no-such-bucket"))
+        details = info.value.details()
+        assert "\n" not in details.strip() and "bucket does not exist" in details, details
+
+        with VertexClient(endpoint=emu) as client:
+            calls = cloudbuild.CloudBuild(client)
+            body = cloudbuild.build_body(BUCKET, REPOSITORY, "cd" * 32)  # no archive uploaded
+            build = calls.wait(calls.create(PROJECT, LOCATION, body), 0.1, 60, lambda _line: None)
+        message = str(cloudbuild.failure(build))
+        assert build["status"] == "FAILURE" and "\n" not in message
+        assert "no such object" in message or "cannot run here" in message, message
+        assert build["logUrl"] in message

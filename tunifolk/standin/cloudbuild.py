@@ -1,0 +1,245 @@
+"""A stand-in for the Cloud Build and Cloud Storage upload calls the scorer image's build makes.
+
+The Vertex emulator serves these routes beside its own (as it serves BigQuery's), so one local base
+URL (`TUNIFOLK_VERTEX_ENDPOINT`) answers every call of `providers/scorer_image.py`:
+
+* `POST /upload/storage/v1/b/{bucket}/o?uploadType=media&name=N` (objects.insert, simple upload;
+  storage v1 discovery document) writes `gs://bucket/N` where the gcp stand-in keeps objects
+  (`tunifolk.local_gcs.object_file`); a bucket that does not exist is GCS's 404 "The specified bucket
+  does not exist.";
+* `POST /v1/projects/{p}/locations/{l}/builds` (builds.create, cloudbuild v1) answers an Operation whose
+  `metadata` is a BuildOperationMetadata holding the QUEUED build, and runs the build in a thread:
+  the source archive is read from the bucket, and each step, which must be a `docker build` of
+  `gcr.io/cloud-builders/docker`, runs with podman through `tunifolk.image.build_dir` (the Debian
+  bases, this machine's quirks). The image stays in podman's local storage, tagged with the name the
+  build's `images` lists, and the build's `results.images` give its digest there; the gcp stand-in's
+  Cloud Run runs it by that digest. No registry is involved: the Artifact Registry repository is a
+  record of the gcp stand-in, and a push to a repository that does not exist is not refused here
+  (Cloud Build's push would fail; UNCONFIRMED wording, not imitated);
+* `GET …/builds/{id}` (builds.get), `GET …/builds?filter=tags="X"` (builds.list; only a `tags`
+  filter is understood, anything else is a 400) and `GET /v1/{operation name}` (operations.get).
+  An operation that is not a build's goes on to the emulator's own routes (`fallback`).
+
+Where podman cannot run (not installed, not root), a build ends FAILURE with `statusDetail` saying why,
+in one line. Builds are kept in memory: an emulator restarted loses them, and the next `up` builds
+again (podman's layer cache makes that quick). Timestamps, ids and the log URL follow Google's formats;
+the log URL's exact shape (`console.cloud.google.com/cloud-build/builds;region=L/ID?project=N`) is
+UNCONFIRMED.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import tarfile
+import tempfile
+import threading
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from tunifolk import image
+from tunifolk.emulator.responses import error_body, json_response
+from tunifolk.job.names import local_project_number
+from tunifolk.local_gcs import object_file
+from tunifolk.standin.kind import now
+
+BUILDER = "gcr.io/cloud-builders/docker"
+TAGS_FILTER = re.compile(r'^\s*tags\s*=\s*"([^"]+)"\s*$')
+OP_TYPE = "type.googleapis.com/google.devtools.cloudbuild.v1.BuildOperationMetadata"
+BUILD_TYPE = "type.googleapis.com/google.devtools.cloudbuild.v1.Build"
+
+
+class BuildRefused(Exception):
+    """A build body the stand-in (or Cloud Build) refuses: 400 with this message."""
+
+
+def docker_build(step: dict[str, Any]) -> tuple[str, list[str], list[str], str]:
+    """A `docker build` step's Dockerfile, tags, build args and context directory."""
+    args = list(step.get("args") or [])
+    if step.get("name") != BUILDER or not args or args[0] != "build":
+        raise BuildRefused(
+            f"the stand-in runs only `docker build` steps of {BUILDER}, not {step.get('name')} {args[:1]}"
+        )
+    dockerfile, tags, build_args, rest = "Dockerfile", [], [], args[1:]
+    while rest:
+        arg = rest.pop(0)
+        if arg in ("-f", "--file", "-t", "--tag", "--build-arg") and rest:
+            value = rest.pop(0)
+            if arg in ("-f", "--file"):
+                dockerfile = value
+            elif arg in ("-t", "--tag"):
+                tags.append(value)
+            else:
+                build_args.append(value)
+        elif not arg.startswith("-") and not rest:
+            return dockerfile, tags, build_args, arg
+        else:
+            raise BuildRefused(f"the stand-in does not understand the docker build argument {arg!r}")
+    raise BuildRefused("the docker build step names no context directory (its last argument)")
+
+
+class Builds:
+    """The builds of one emulator process, and the threads that run them."""
+
+    def __init__(self, gcs: Path) -> None:
+        self.gcs = gcs
+        self.lock = threading.Lock()
+        self.builds: dict[str, dict[str, Any]] = {}
+        self.ops: dict[str, str] = {}  # operation name → build id
+
+    def create(self, project: str, location: str, body: dict[str, Any]) -> dict[str, Any]:
+        storage = (body.get("source") or {}).get("storageSource") or {}
+        if not storage.get("bucket") or not storage.get("object"):
+            raise BuildRefused("the stand-in builds from source.storageSource (bucket and object) only")
+        steps = [docker_build(step) for step in body.get("steps") or []]
+        if not steps:
+            raise BuildRefused("Build.steps must not be empty")  # Cloud Build: "no build steps"
+        build_id = str(uuid.uuid4())
+        number = local_project_number(project)
+        build = {
+            **{k: body[k] for k in ("source", "steps", "images", "tags", "timeout") if k in body},
+            "id": build_id,
+            "name": f"projects/{number}/locations/{location}/builds/{build_id}",
+            "projectId": project,
+            "status": "QUEUED",
+            "createTime": now(),
+            "logUrl": (
+                f"https://console.cloud.google.com/cloud-build/builds;region={location}/{build_id}"
+                f"?project={number}"
+            ),
+        }
+        op_name = f"projects/{number}/locations/{location}/operations/{secrets.token_hex(16)}"
+        with self.lock:
+            self.builds[build_id] = build
+            self.ops[op_name] = build_id
+        threading.Thread(target=self._run, args=(build_id, steps), daemon=True).start()
+        return self.operation(op_name) or {}
+
+    def _set(self, build_id: str, **values: Any) -> None:
+        with self.lock:
+            self.builds[build_id].update(values)
+
+    def _run(self, build_id: str, steps: list[tuple[str, list[str], list[str], str]]) -> None:
+        self._set(build_id, status="WORKING", startTime=now())
+        build = self.builds[build_id]
+        storage = build["source"]["storageSource"]
+        try:
+            if why := image.unavailable():
+                raise image.ImageError(f"the stand-in builds with podman, which cannot run here: {why}")
+            archive = object_file(self.gcs, storage["bucket"], storage["object"])
+            if archive is None or not archive.is_file():
+                raise image.ImageError(f"gs://{storage['bucket']}/{storage['object']}: no such object")
+            with tempfile.TemporaryDirectory(prefix="cloudbuild-") as work:
+                with tarfile.open(archive, "r:gz") as tar:
+                    tar.extractall(work, filter="data")
+                for dockerfile, tags, _args, context in steps:
+                    image.build_dir(Path(work) / context, Path(work) / dockerfile, tags)
+            results = []
+            for name in build.get("images") or []:
+                built = image.inspect(name)
+                results.append({"name": name, "digest": built.digest})
+            self._set(build_id, status="SUCCESS", finishTime=now(), results={"images": results})
+        except image.ImageError as exc:
+            self._set(build_id, status="FAILURE", finishTime=now(), statusDetail=str(exc))
+        except Exception as exc:  # a bug of the stand-in: still a finished build, saying what broke
+            detail = f"stand-in error: {type(exc).__name__}: {exc}"
+            self._set(build_id, status="INTERNAL_ERROR", finishTime=now(), statusDetail=detail)
+
+    def get(self, build_id: str) -> dict[str, Any] | None:
+        with self.lock:
+            build = self.builds.get(build_id)
+            return dict(build) if build else None
+
+    def listed(self, tag: str | None) -> list[dict[str, Any]]:
+        with self.lock:
+            found = [dict(b) for b in self.builds.values() if tag is None or tag in (b.get("tags") or [])]
+        return sorted(found, key=lambda b: b["createTime"], reverse=True)
+
+    def operation(self, name: str) -> dict[str, Any] | None:
+        with self.lock:
+            build_id = self.ops.get(name)
+        build = self.get(build_id) if build_id else None
+        if build is None:
+            return None
+        op: dict[str, Any] = {"name": name, "metadata": {"@type": OP_TYPE, "build": build}}
+        if build["status"] in ("SUCCESS", "FAILURE", "INTERNAL_ERROR", "TIMEOUT", "CANCELLED", "EXPIRED"):
+            op["done"] = True
+            if build["status"] == "SUCCESS":
+                op["response"] = {"@type": BUILD_TYPE, **build}
+            else:  # UNCONFIRMED: Cloud Build's code and message for a failed build's operation
+                op["error"] = {"code": 2, "message": f"Build failed; {build.get('statusDetail', '')}"}
+        return op
+
+
+def _error(status: int, message: str, status_name: str) -> Response:
+    return json_response(error_body(status, message, status_name=status_name), status)
+
+
+def routes(gcs: Path, fallback: Callable[[Request], Awaitable[Response]]) -> list[Route]:
+    """The upload and Cloud Build routes over `gcs` (the gcp stand-in's objects)."""
+    builds = Builds(gcs)
+
+    async def upload(request: Request) -> Response:
+        bucket, name = request.path_params["bucket"], request.query_params.get("name", "")
+        if request.query_params.get("uploadType") != "media":
+            return _error(400, "the stand-in takes uploadType=media only", "INVALID_ARGUMENT")
+        path = object_file(gcs, bucket, name)
+        if path is None:
+            return _error(400, f"Invalid object name: {name!r}", "INVALID_ARGUMENT")
+        if not (gcs / bucket).is_dir():
+            return _error(404, "The specified bucket does not exist.", "NOT_FOUND")
+        data = await request.body()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        generation = str(path.stat().st_mtime_ns // 1000)
+        obj = {"kind": "storage#object", "bucket": bucket, "name": name, "size": str(len(data))}
+        obj |= {"generation": generation, "contentType": request.headers.get("content-type", "")}
+        return json_response(obj)
+
+    async def create(request: Request) -> Response:
+        try:
+            body = await request.json()
+            op = builds.create(request.path_params["project"], request.path_params["location"], body)
+        except (BuildRefused, ValueError) as exc:
+            return _error(400, str(exc), "INVALID_ARGUMENT")
+        return json_response(op)
+
+    async def listing(request: Request) -> Response:
+        raw = request.query_params.get("filter")
+        match = TAGS_FILTER.match(raw) if raw else None
+        if raw and not match:
+            return _error(
+                400, f'the stand-in filters builds by tags="…" only, not {raw!r}', "INVALID_ARGUMENT"
+            )
+        found = builds.listed(match.group(1) if match else None)
+        return json_response({"builds": found} if found else {})
+
+    async def get(request: Request) -> Response:
+        build = builds.get(request.path_params["build"])
+        if build is None:
+            return _error(
+                404, f"Requested entity was not found: build {request.path_params['build']}", "NOT_FOUND"
+            )
+        return json_response(build)
+
+    async def operation(request: Request) -> Response:
+        project, location, op_id = (request.path_params[k] for k in ("project", "location", "op"))
+        op = builds.operation(
+            f"projects/{local_project_number(project)}/locations/{location}/operations/{op_id}"
+        )
+        return json_response(op) if op is not None else await fallback(request)
+
+    base = "/v1/projects/{project}/locations/{location}"
+    return [
+        Route("/upload/storage/v1/b/{bucket}/o", upload, methods=["POST"]),
+        Route(base + "/builds", create, methods=["POST"]),
+        Route(base + "/builds", listing, methods=["GET"]),
+        Route(base + "/builds/{build}", get, methods=["GET"]),
+        Route(base + "/operations/{op}", operation, methods=["GET"]),
+    ]
