@@ -1,12 +1,14 @@
 """The tunifolk Pulumi program: read the stack config, build the components, export the outputs."""
 
+from pathlib import Path
+
 import pulumi
 
 from components.apis import EnabledApis, project_number
 from components.dataset import TuningDataset, TuningDatasetArgs
 from components.ledger import RolloutLedger
 from components.pipeline import TuningPipeline, TuningPipelineArgs
-from components.scorer import RewardScorer, RewardScorerArgs, account_id
+from components.scorer import RewardScorer, RewardScorerArgs, account_id, repository_id
 from tunifolk import pulumi_config as config
 from tunifolk.agents import job_account, tuning_agent
 from tunifolk.job.field_names import Input
@@ -39,6 +41,9 @@ scorer = (
             project_number=number,
             config=cfg.scorer,
             account_id=account_id(pulumi.get_stack()),
+            bucket=dataset.bucket.name,  # the image's source archive goes there
+            source_dir=Path(__file__).resolve().parent,  # this checkout's scorer/ is built
+            repository_id=repository_id(pulumi.get_stack()),
             labels=cfg.labels,
             job_account=job_account(cfg.job.get(Input.SERVICE_ACCOUNT)),
         ),
@@ -65,6 +70,7 @@ pulumi.export("train_uri", dataset.train_uri)
 pulumi.export("validation_uri", dataset.validation_uri)
 pulumi.export("example_count", dataset.example_count)
 pulumi.export("scorer_uri", scorer.uri if scorer else None)
+pulumi.export("scorer_image", scorer.image if scorer else None)
 pulumi.export("ledger_dataset", ledger.dataset_id if ledger else None)
 pulumi.export("job", job.name)
 pulumi.export("state", job.state)

@@ -1,8 +1,8 @@
 """EnabledApis: prepare a project that has never run the stack: turn on the Google APIs it needs and
 have Google create Vertex's service agents, and make everything else wait for both.
 
-In a fresh project aiplatform, run, iam, artifactregistry and cloudresourcemanager are off (Google's
-"Services enabled by default" list has none of them): a call to one is refused with 403
+In a fresh project aiplatform, run, iam, artifactregistry, cloudbuild and cloudresourcemanager are off
+(Google's "Services enabled by default" list has none of them): a call to one is refused with 403
 SERVICE_DISABLED until it is enabled, and `getProject` (Resource Manager's `projects.get`) is such a
 call. The tuning agent `service-N@gcp-sa-vertex-tune.iam.gserviceaccount.com` may not exist either,
 and a grant to an account that does not exist is Google's 400: `gcp.projects.ServiceIdentity` for
@@ -23,6 +23,7 @@ SERVICES = (
     "storage.googleapis.com",
     "iam.googleapis.com",
     "artifactregistry.googleapis.com",  # where the scorer image lives
+    "cloudbuild.googleapis.com",  # where the scorer image is built (providers/scorer_image.py)
     "cloudresourcemanager.googleapis.com",  # the project number for the tuning agent's grant
 )
 AGENT_SERVICE = "aiplatform.googleapis.com"

@@ -1,4 +1,13 @@
-"""RewardScorer: the private Cloud Run reward service and the one grant that lets Vertex call it.
+"""RewardScorer: the private Cloud Run reward service, its image, and the one grant that lets Vertex
+call it.
+
+The image: unless `tunifolk:scorer.image` names one built elsewhere, the stack builds the scorer of
+this checkout: an Artifact Registry repository (one per stack), and the build resource
+(providers/scorer_image.py: Cloud Build from a source archive in the stack's bucket) whose input is
+the digest of the build context, so only an edit to a file that goes into the image builds again.
+The service runs the build's output, the image by digest. An override is used as given: a digest is
+immutable; a tag is warned about at preview (a re-pushed tag deploys nothing: Cloud Run's revision
+keeps the image it resolved).
 
 The service runs as its own service account with no roles (it reads nothing), stays private, and
 only the Vertex tuning agent `service-{PROJECT_NUMBER}@gcp-sa-vertex-tune.iam.gserviceaccount.com`
@@ -8,15 +17,19 @@ and because the flag is read from state, `pulumi destroy` would otherwise fail.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pulumi
 import pulumi_gcp as gcp
 
-from tunifolk import cloudrun_limits, invoker
+from providers.scorer_image import ScorerImage
+from tunifolk import cloudbuild, cloudrun_limits, image, invoker
 from tunifolk.agents import tuning_agent
 from tunifolk.stack import ScorerConfig
+from tunifolk.vertex_hosts import ENDPOINT_ENV
 
 INVOKER_ROLE = invoker.INVOKER_ROLE
 
@@ -25,6 +38,23 @@ def account_id(stack: str) -> str:
     """The scorer's service-account id, one per stack (6–30 chars of [a-z0-9-], starting a letter)."""
     slug = re.sub(r"[^a-z0-9-]+", "-", stack.lower()).strip("-") or "stack"
     return f"tunifolk-scorer-{slug}"[:30].rstrip("-")
+
+
+def repository_id(stack: str) -> str:
+    """The stack's Artifact Registry repository id (a-z first, then [a-z0-9-], at most 63)."""
+    slug = re.sub(r"[^a-z0-9-]+", "-", stack.lower()).strip("-") or "stack"
+    return f"tunifolk-{slug}"[:63].rstrip("-")
+
+
+def mutable_tag_warning(ref: str) -> str | None:
+    """One line when `tunifolk:scorer.image` names an image by tag, which can move under the stack."""
+    if "@sha256:" in ref:
+        return None
+    return (
+        f"tunifolk:scorer.image {ref} is a tag: a re-pushed tag deploys nothing, and what runs is "
+        "whatever it named when Cloud Run resolved it; give the image by digest (…@sha256:…), or unset "
+        "it to have the stack build this checkout's scorer"
+    )
 
 
 def processes(cpu: str) -> int:
@@ -44,6 +74,9 @@ class RewardScorerArgs:
     project_number: pulumi.Input[str]
     config: ScorerConfig
     account_id: str = "tunifolk-scorer"
+    bucket: pulumi.Input[str] | None = None  # the stack's bucket: the build's source archive goes there
+    source_dir: Path | None = None  # the checkout whose scorer/ is built (the program's directory)
+    repository_id: str = "tunifolk"
     labels: dict[str, str] = field(default_factory=dict)
     job_account: str | None = None  # `tunifolk:serviceAccount`'s IAM member: it may call too (agents.py)
 
@@ -53,6 +86,9 @@ class RewardScorer(pulumi.ComponentResource):
 
     service_account: gcp.serviceaccount.Account
     service: gcp.cloudrunv2.Service
+    repository: gcp.artifactregistry.Repository | None  # None with an image override
+    build: ScorerImage | None
+    image: pulumi.Output[str]
     invoker: gcp.cloudrunv2.ServiceIamMember
     invokers: list[gcp.cloudrunv2.ServiceIamMember]  # the agent's, and the job's account's if set
     uri: pulumi.Output[str]
@@ -62,6 +98,13 @@ class RewardScorer(pulumi.ComponentResource):
         # children wait for what the component waits for (the project's APIs and agents: __main__.py)
         child = pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None)
         cfg = args.config
+        self.repository, self.build = None, None
+        if cfg.image:
+            if warning := mutable_tag_warning(cfg.image):
+                pulumi.warn(warning)
+            self.image = pulumi.Output.from_input(cfg.image)
+        else:
+            self._build_image(name, args, child)
         self.service_account = gcp.serviceaccount.Account(
             f"{name}-sa",
             project=args.project,
@@ -83,7 +126,7 @@ class RewardScorer(pulumi.ComponentResource):
                 "scaling": {"min_instance_count": cfg.min_instances, "max_instance_count": cfg.max_instances},
                 "containers": [
                     {
-                        "image": cfg.image,
+                        "image": self.image,
                         "ports": {"container_port": 8080},
                         "resources": {"limits": {"cpu": cfg.cpu, "memory": cfg.memory}, "cpu_idle": True},
                         # one scorer process per vCPU: scoring is CPU-bound (docs/scorer.md, "Speed")
@@ -92,7 +135,10 @@ class RewardScorer(pulumi.ComponentResource):
                     }
                 ],
             },
-            opts=child,
+            # the image input already orders it after the build; said plainly for the reader
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[self.build]))
+            if self.build
+            else child,
         )
         self.invoker = gcp.cloudrunv2.ServiceIamMember(
             f"{name}-vertex-invoker",
@@ -117,4 +163,48 @@ class RewardScorer(pulumi.ComponentResource):
                 )
             )
         self.uri = self.service.uri
-        self.register_outputs({"uri": self.uri, "service": self.service.name, "invoker": self.invoker.member})
+        self.register_outputs(
+            {
+                "uri": self.uri,
+                "service": self.service.name,
+                "invoker": self.invoker.member,
+                "image": self.image,
+            }
+        )
+
+    def _build_image(self, name: str, args: RewardScorerArgs, child: pulumi.ResourceOptions) -> None:
+        """The repository and the build of this checkout's scorer (both wait on the enabled APIs)."""
+        if args.bucket is None or args.source_dir is None:
+            raise pulumi.RunError("RewardScorer builds its image from a bucket and a checkout: pass both")
+        self.repository = gcp.artifactregistry.Repository(
+            f"{name}-images",
+            project=args.project,
+            location=args.region,
+            repository_id=args.repository_id,
+            format="DOCKER",
+            description="tunifolk: the reward scorer's images, built by the stack",
+            labels=args.labels,
+            opts=child,
+        )
+        path = self.repository.repository_id.apply(
+            lambda repo: cloudbuild.registry(args.region, args.project, repo)
+        )
+        self.build = ScorerImage(
+            f"{name}-image",
+            {
+                "context_digest": image.context_digest(args.source_dir),
+                "repository": path,
+                "bucket": args.bucket,
+                "project": args.project,
+                "location": args.region,
+            },
+            opts=child,
+            poll_seconds=_poll_seconds(),
+        )
+        self.image = self.build.image
+
+
+def _poll_seconds() -> float:
+    """How often the build is polled: Cloud Build's builds take minutes (5 s), the local stand-in's
+    seconds (TUNIFOLK_VERTEX_ENDPOINT set: 0.5 s)."""
+    return 0.5 if os.environ.get(ENDPOINT_ENV) else 5.0

@@ -19,12 +19,14 @@ import pulumi
 import yaml
 from pulumi.runtime.mocks import MockMonitor
 
+from providers.scorer_image import ScorerImageProvider
 from providers.tuning_job import RlftTuningJobProvider
 from tunifolk import policy_rules as policy
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_NUMBER = "123456789012"
 JOB = policy.JOB_TYPE
+SCORER_IMAGE = "pulumi-python:dynamic/tunifolk:ScorerImage"
 
 
 class Recorder(MockMonitor):
@@ -57,6 +59,12 @@ class GoogleMocks(pulumi.runtime.Mocks):
         elif args.typ == "gcp:cloudrunv2/service:Service":
             state["name"] = args.name
             state["uri"] = f"https://{args.name}-xyz-uc.a.run.app"
+        elif args.typ == SCORER_IMAGE:  # the provider's own check; a digest, as a build answers
+            inputs = {k: v for k, v in args.inputs.items() if k != "__provider"}
+            result = ScorerImageProvider().check({}, inputs)
+            self.check_failures += [(f.property, f.reason) for f in result.failures]
+            state.update(image=f"{args.inputs['repository']}/scorer@sha256:{'0' * 64}", log_url="https://log")
+            return "build-1", state
         elif args.typ == JOB:
             inputs = {k: v for k, v in args.inputs.items() if k != "__provider"}
             result = RlftTuningJobProvider().check({}, inputs)

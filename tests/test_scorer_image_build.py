@@ -22,6 +22,7 @@ import pytest
 import requests
 from pulumi.runtime.proto import provider_pb2
 
+from components.apis import SERVICES
 from discovery import validate_in
 from jobs import fast_emulator
 from providers.scorer_image import ScorerImageProvider
@@ -179,3 +180,47 @@ def test_failures_are_one_line(tmp_path: Path) -> None:
         assert build["status"] == "FAILURE" and "\n" not in message
         assert "no such object" in message or "cannot run here" in message, message
         assert build["logUrl"] in message
+
+
+# --------------------------------------------------------------------------- the program
+
+
+def _graph(config: dict[str, str]) -> tuple[list, dict]:
+    from mocked_program import run_program
+
+    mocks, monitor, outputs, _ = run_program(config)
+    assert mocks.check_failures == []
+    return monitor.requests, outputs
+
+
+def test_the_stack_builds_the_scorer_and_gives_cloud_run_its_digest() -> None:
+    from mocked_program import SCORER_IMAGE, stack_config
+
+    requests_, outputs = _graph(stack_config("dev"))
+    (build,) = [r for r in requests_ if r.type == SCORER_IMAGE]
+    (service,) = [r for r in requests_ if r.type == "gcp:cloudrunv2/service:Service"]
+    assert build.object["context_digest"] == image.context_digest()
+    repository = r"us-central1-docker\.pkg\.dev/YOUR_PROJECT_ID/tunifolk-test"  # one per stack
+    assert re.fullmatch(rf"{repository}/scorer@sha256:0{{64}}", outputs["scorer_image"])
+    assert any(d.endswith("::scorer-image") for d in service.dependencies)  # the service waits on it
+    apis = [d for d in build.dependencies if "gcp:projects/service:Service" in d]
+    assert len(apis) == len(SERVICES)  # the build waits on every enabled API, cloudbuild's among them
+    assert "cloudbuild.googleapis.com" in SERVICES
+
+
+def test_an_image_override_builds_nothing_and_a_tag_is_warned_in_one_line() -> None:
+    import json
+
+    from components.scorer import mutable_tag_warning
+    from mocked_program import SCORER_IMAGE, stack_config
+
+    digest = f"europe-docker.pkg.dev/p/r/scorer@sha256:{'1' * 64}"
+    config = stack_config("dev")
+    config["tunifolk:scorer"] = json.dumps({**json.loads(config["tunifolk:scorer"]), "image": digest})
+    requests_, outputs = _graph(config)
+    types = {r.type for r in requests_}
+    assert SCORER_IMAGE not in types and "gcp:artifactregistry/repository:Repository" not in types
+    assert outputs["scorer_image"] == digest
+    assert mutable_tag_warning(digest) is None
+    warning = mutable_tag_warning("us-central1-docker.pkg.dev/p/r/scorer:latest")
+    assert warning and "\n" not in warning and "@sha256" in warning

@@ -57,7 +57,7 @@ def test_dev_stack_graph(dev) -> None:
     assert types == sorted(
         [
             "tunifolk:project:EnabledApis",  # tunifolk:enableApis defaults to true (a fresh project)
-            *["gcp:projects/service:Service"] * 6,
+            *["gcp:projects/service:Service"] * 7,
             "gcp:projects/serviceIdentity:ServiceIdentity",
             "tunifolk:data:TuningDataset",
             "gcp:storage/bucket:Bucket",
@@ -65,6 +65,8 @@ def test_dev_stack_graph(dev) -> None:
             "gcp:storage/bucketObject:BucketObject",
             "gcp:storage/bucketIAMMember:BucketIAMMember",
             "tunifolk:scorer:RewardScorer",
+            "gcp:artifactregistry/repository:Repository",  # the stack builds the scorer (no image set)
+            "pulumi-python:dynamic/tunifolk:ScorerImage",
             "gcp:serviceaccount/account:Account",
             "gcp:cloudrunv2/service:Service",
             "gcp:cloudrunv2/serviceIamMember:ServiceIamMember",

@@ -52,13 +52,14 @@ DEFAULT_ON = frozenset(
 )
 """APIs on in every new project: Google's "Services enabled by default" list (Service Usage docs,
 "Enabled services", for projects made with the console or gcloud). Not in it, so off in a fresh
-project: aiplatform, run, iam, artifactregistry, cloudresourcemanager."""
+project: aiplatform, run, iam, artifactregistry, cloudbuild, cloudresourcemanager."""
 
 TITLES = {
     "aiplatform.googleapis.com": "Vertex AI API",
     "run.googleapis.com": "Cloud Run Admin API",
     "iam.googleapis.com": "Identity and Access Management (IAM) API",
     "artifactregistry.googleapis.com": "Artifact Registry API",
+    "cloudbuild.googleapis.com": "Cloud Build API",
     "cloudresourcemanager.googleapis.com": "Cloud Resource Manager API",
     "storage.googleapis.com": "Cloud Storage API",
 }

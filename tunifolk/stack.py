@@ -212,7 +212,8 @@ def parse(raw: Mapping[str, Any]) -> StackConfig:
     )
     if config.uses_scorer and config.scorer is None:
         raise ConfigError(
-            f"a reward uses `cloudRun: scorer` but {F.NAMESPACE}:scorer is not set: set tunifolk:scorer.image"
+            f"a reward uses `cloudRun: scorer` but {F.NAMESPACE}:scorer is not set: set it, e.g. "
+            "pulumi config set --path tunifolk:scorer.maxInstances 20 (the stack builds the image)"
         )
     if config.scorer is not None:
         _check_scorer_limits(config.scorer)

@@ -434,7 +434,11 @@ DATASET = (
     Field(Stack.PREFIX, Kind.STR, "object prefix in the bucket", default="rlft/v1"),
 )
 SCORER = (
-    Field(Stack.IMAGE, Kind.STR, "the pushed scorer image", required=True),
+    Field(
+        Stack.IMAGE,
+        Kind.STR,
+        "an image built elsewhere, by digest (a tag is warned); unset: the stack builds this checkout's",
+    ),
     Field(Stack.MIN_INSTANCES, Kind.INT, "Cloud Run minimum instances", default=0, low=0),
     Field(Stack.MAX_INSTANCES, Kind.INT, "Cloud Run maximum instances", default=20, low=1),
     Field(Stack.CONCURRENCY, Kind.INT, "requests per instance", default=80, low=1),

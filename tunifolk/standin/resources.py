@@ -21,6 +21,7 @@ from tunifolk.standin.projects import (
     ServiceIdentity,
     get_project,
 )
+from tunifolk.standin.registry import Repository
 from tunifolk.standin.run_service import CloudRunService, ServiceIamMember, ServiceIamPolicy
 from tunifolk.standin.storage import (
     Bucket,
@@ -53,6 +54,7 @@ KINDS: dict[str, Kind] = {
         Dataset(),
         ProjectSink(),
         DatasetIamMember(),
+        Repository(),
     )
 }
 
