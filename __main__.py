@@ -52,7 +52,13 @@ scorer = (
     if cfg.scorer
     else None
 )
-ledger = RolloutLedger("ledger", cfg.project, labels=cfg.labels, opts=after_apis) if scorer else None
+ledger = (
+    RolloutLedger(
+        "ledger", cfg.project, pulumi.get_stack(), scorer.service.name, labels=cfg.labels, opts=after_apis
+    )
+    if scorer
+    else None
+)
 pipeline = TuningPipeline(
     "rlft",
     TuningPipelineArgs(

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from engine import LocalStack, by_type
+from tunifolk.ledger import names
 
 pytestmark = pytest.mark.slow
 
@@ -97,6 +98,14 @@ def step_2_up(stack: LocalStack) -> None:
     assert status.code in (0, 1), status.output  # 1 only for a health verdict, never a usage error
     report = json.loads(status.stdout)
     assert name in json.dumps(report) and "JOB_STATE_SUCCEEDED" in json.dumps(report), status.stdout[:2000]
+
+    # The rollout ledger is this stack's own: its dataset and sink are named after the stack (another
+    # stack in the project has its own), and the output is the dataset the stand-in holds.
+    dataset = kinds["gcp:bigquery/dataset:Dataset"][0]["outputs"]["datasetId"]
+    sink = kinds["gcp:logging/projectSink:ProjectSink"][0]["outputs"]
+    assert stack.output("ledger_dataset") == dataset == names.dataset_name(stack.stack), "step 2: ledger"
+    assert sink["name"] == names.sink_name(stack.stack) and sink["destination"].endswith(f"/{dataset}")
+    assert f'service_name="{service["name"]}"' in sink["filter"], sink["filter"]
 
     # Dataset objects are where the emulator read them.
     train = stack.output("train_uri").removeprefix("gs://")

@@ -55,7 +55,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[
 
 
 def reader(emu: str, **kw: object) -> LedgerReader:
-    return LedgerReader("tunifolk-test", client=VertexClient(endpoint=emu), **kw)  # type: ignore[arg-type]
+    return LedgerReader("tunifolk-test", names.dataset_name("dev"), client=VertexClient(endpoint=emu), **kw)  # type: ignore[arg-type]
 
 
 def test_a_step_reads_back_as_the_scorer_answered(world: tuple[str, list[dict]]) -> None:
@@ -98,7 +98,7 @@ def test_the_request_is_bigquerys_query_request(world: tuple[str, list[dict]]) -
     r = reader(emu)
     validate_in("bigquery.v2", "QueryRequest", r.request_body("SELECT 1 WHERE ? = ?", "a", 3))
     assert r.base == f"{emu}/bigquery/v2/projects/tunifolk-test/queries"
-    assert LedgerReader("p", client=VertexClient(endpoint=None)).base.startswith(names.BIGQUERY_HOST)
+    assert LedgerReader("p", "d", client=VertexClient(endpoint=None)).base.startswith(names.BIGQUERY_HOST)
 
 
 def test_legacy_sql_and_bad_sql_are_refused_as_bigquery_does(world: tuple[str, list[dict]]) -> None:

@@ -16,6 +16,7 @@ from scorer import ledger
 from scorer.app import handle_request
 from servers import ROOT, emulator
 from tunifolk.cli.main import main
+from tunifolk.ledger import names
 from tunifolk.ledger.replay import ranks, spearman
 from tunifolk.standin.bigquery import DIRS_ENV
 from tunifolk.vertex import ENDPOINT_ENV
@@ -146,8 +147,37 @@ def test_the_demos_rollouts_page(emu: str) -> None:
     from tunifolk.ledger.bigquery import LedgerReader
     from tunifolk.vertex import VertexClient
 
-    page = markdown_page(LedgerReader("tunifolk-test", client=VertexClient(endpoint=emu)), JOB)
+    reader = LedgerReader("tunifolk-test", names.dataset_name("dev"), client=VertexClient(endpoint=emu))
+    page = markdown_page(reader, JOB)
     for step, where in ((0, "first"), (2, "middle"), (STEPS - 1, "last")):
         assert f"## Step {step} ({where})" in page
     assert page.count("### worst") == page.count("### best") == 6
     assert text_of("qasida", 0) in page  # a best sample's text, whole
+
+
+def test_the_ledger_dataset_is_the_stacks_output_else_the_stacks_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`rollouts`, `replay`, `status` and `watch` read the selected stack's `ledger_dataset` output
+    (through `pulumi stack output`, here a script answering as the Pulumi CLI does); without one (no
+    Pulumi CLI: the emulator-only flow), the stack's name through the naming rule the stack used;
+    `--dataset` wins over both."""
+    import argparse
+
+    from tunifolk.cli import context
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "pulumi"
+    answer = '[ "$1 $2 $3 $4" = "stack output ledger_dataset --stack" ] && echo "deployed_$5"'
+    fake.write_text(f"#!/bin/sh\n{answer}\n")
+    fake.chmod(0o755)
+
+    def resolved(**kw: str) -> str:
+        return context.ledger_dataset(argparse.Namespace(**{"dataset": None, "stack": "continued", **kw}))
+
+    monkeypatch.setenv("PATH", str(bin_dir))
+    assert resolved() == "deployed_continued"
+    assert resolved(dataset="mine") == "mine"
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    assert resolved() == names.dataset_name("continued") == "tunifolk_ledger_continued"

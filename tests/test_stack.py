@@ -82,21 +82,39 @@ def test_dev_stack_graph(dev) -> None:
 
 
 def test_the_rollout_ledger_routes_the_scorers_records_to_bigquery(dev) -> None:
-    """The sink selects the scorer's ledger lines and writes into the dataset the CLI reads, whose
-    partitions expire after the stated retention; its writer may write there and nowhere else."""
+    """The sink selects this stack's scorer's ledger lines and writes into the stack's own dataset,
+    which the CLI reads through the `ledger_dataset` output and whose partitions expire after the
+    stated retention; its writer may write there and nowhere else."""
     from scorer import ledger
     from tunifolk.ledger import names
 
-    resources = dev[1]
+    resources, outputs = dev[1], dev[2]
     (dataset,) = by_type(resources, "gcp:bigquery/dataset:Dataset")
     (sink,) = by_type(resources, "gcp:logging/projectSink:ProjectSink")
     (grant,) = by_type(resources, "gcp:bigquery/datasetIamMember:DatasetIamMember")
-    assert dataset.inputs["datasetId"] == names.DATASET
+    (service,) = by_type(resources, "gcp:cloudrunv2/service:Service")
+    own = names.dataset_name("test")  # the mocked stack's name
+    assert dataset.inputs["datasetId"] == own == outputs["ledger_dataset"] == "tunifolk_ledger_test"
     assert dataset.inputs["defaultPartitionExpirationMs"] == names.RETENTION_DAYS * 24 * 3600 * 1000
-    assert sink.inputs["destination"].endswith(f"/datasets/{names.DATASET}")
+    assert sink.inputs["name"] == names.sink_name("test") == "tunifolk-rollout-ledger-test"
+    assert sink.inputs["destination"].endswith(f"/datasets/{own}")
     assert f'labels.{ledger.LABEL_KEY}="{ledger.LABEL_VALUE}"' in sink.inputs["filter"]
+    assert f'resource.labels.service_name="{service.name}"' in sink.inputs["filter"]
     assert sink.inputs["bigqueryOptions"] == {"usePartitionedTables": True}
-    assert grant.inputs["role"] == "roles/bigquery.dataEditor" and grant.inputs["datasetId"] == names.DATASET
+    assert grant.inputs["role"] == "roles/bigquery.dataEditor" and grant.inputs["datasetId"] == own
+
+
+@pytest.mark.parametrize("stack_name", ["dev", "continued", "a-b", "a.b", "x" * 100])
+def test_each_stack_names_its_own_ledger_within_googles_limits(stack_name: str) -> None:
+    """Dataset ids and sink names are unique per project: a stack's differ from every other stack's
+    (`a-b` and `a_b` too, whose characters a dataset id cannot all hold) and fit Google's rules."""
+    from tunifolk.ledger import names
+
+    others = ["dev", "continued", "a_b", "a_b_", "x" * 99]
+    for name in (names.dataset_name, names.sink_name):
+        assert name(stack_name) not in {name(o) for o in others if o != stack_name}
+    assert names.DATASET_RE.match(names.dataset_name(stack_name))
+    assert names.SINK_RE.match(names.sink_name(stack_name)) and len(names.sink_name(stack_name)) <= 100
 
 
 def test_everything_waits_for_the_apis_and_the_vertex_agents(dev) -> None:

@@ -23,6 +23,7 @@ from tunifolk import stack
 from tunifolk.errors import PROBLEM, USAGE, ConfigError, ResourceNameError, UsageError
 from tunifolk.job import inputs as job_model_inputs
 from tunifolk.job.field_names import Input
+from tunifolk.ledger import names as ledger_names
 from tunifolk.operations import say
 from tunifolk.paths import ROOT
 from tunifolk.vertex import VertexClient, location_of
@@ -180,6 +181,28 @@ def _deployed(args: argparse.Namespace, flag: str, output: str, *, required: boo
     if not value and required:
         raise UsageError(f"{flag} is needed: no `pulumi stack output {output}` to read ({why})")
     return value or None
+
+
+def add_ledger_option(parser: argparse.ArgumentParser) -> None:
+    """--dataset: where the job's rollout ledger is, for the commands that read it."""
+    parser.add_argument(
+        "--dataset",
+        help="the rollout ledger's BigQuery dataset (default: the stack's `ledger_dataset` output, else "
+        f"{ledger_names.DATASET_PREFIX}<stack>)",
+    )
+
+
+def ledger_dataset(args: argparse.Namespace) -> str:
+    """The rollout ledger's dataset: `--dataset`, else the selected stack's `ledger_dataset` output (the
+    dataset its RolloutLedger made), else the stack's name through the same naming rule. The last is
+    the emulator-only flow, where no stack is deployed and the stand-in answers for any dataset;
+    on Google it names the dataset `pulumi up` made for this stack, whose output could not be read."""
+    given = getattr(args, "dataset", None)
+    if given:
+        return given
+    name = stack_name(args)
+    value, _ = stack_output("ledger_dataset", name)
+    return value or ledger_names.dataset_name(name)
 
 
 def count_lines(path: Path) -> int:

@@ -223,10 +223,11 @@ def plot(report: Report, path: Path) -> None:
     plt.close(fig)
 
 
-def read_report(name: str) -> Report:
+def read_report(name: str, dataset: str) -> Report:
+    """The job, its metrics and the trip wires over its rollout ledger (in `dataset`)."""
     with context.client() as client:
         job = client.get_tuning_job(name)
         metrics = ops.try_metrics(client, job)
-        watch = LedgerWatch(client, name)
+        watch = LedgerWatch(client, name, dataset)
         watch.update()
         return build_report(job, metrics, client.calls, watch.verdicts(job, metrics))

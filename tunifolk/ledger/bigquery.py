@@ -110,12 +110,13 @@ def _param(value: Any) -> dict[str, Any]:
 
 
 class LedgerReader:
-    """Queries over the ledger of one project and dataset."""
+    """Queries over the ledger of one project and dataset (a stack's `ledger_dataset` output, or
+    `names.dataset_name(stack)`)."""
 
     def __init__(
         self,
         project: str,
-        dataset: str = names.DATASET,
+        dataset: str,
         client: VertexClient | None = None,
         page_rows: int = PAGE_ROWS,
     ) -> None:

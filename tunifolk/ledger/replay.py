@@ -36,7 +36,6 @@ from typing import Any
 from scorer.app import clamped
 from scorer.score import score
 from tunifolk.errors import TunifolkError
-from tunifolk.ledger import names
 from tunifolk.ledger.bigquery import LedgerReader, Rollout
 
 READ_TIMEOUT_S = 600.0
@@ -249,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tunifolk.ledger.replay")
     p.add_argument("--project", required=True)
     p.add_argument("--job", required=True, help="the job id the scorer recorded")
-    p.add_argument("--dataset", default=names.DATASET)
+    p.add_argument("--dataset", required=True, help="the stack's `ledger_dataset` output")
     args = p.parse_args(argv)
     index = int(os.environ.get("CLOUD_RUN_TASK_INDEX", "0"))
     count = int(os.environ.get("CLOUD_RUN_TASK_COUNT", "1"))

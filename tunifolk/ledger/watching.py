@@ -13,7 +13,6 @@ from typing import Any
 from tunifolk import tripwires
 from tunifolk.errors import TunifolkError
 from tunifolk.health import OK, Verdict
-from tunifolk.ledger import names
 from tunifolk.ledger.bigquery import LedgerReader, Rollout
 from tunifolk.metrics import Metrics
 from tunifolk.vertex import VertexClient
@@ -22,7 +21,7 @@ LAST_STEP = 10**9
 
 
 class LedgerWatch:
-    def __init__(self, client: VertexClient, job_name: str, dataset: str = names.DATASET) -> None:
+    def __init__(self, client: VertexClient, job_name: str, dataset: str) -> None:
         self.reader = LedgerReader(job_name.split("/")[1], dataset, client=client)
         self.job = job_name.rsplit("/", 1)[1]
         self.rows: list[Rollout] = []

@@ -14,12 +14,9 @@ from typing import Any
 
 from tunifolk.job.names import local_project_number as project_number
 from tunifolk.job.wire import UNKNOWN
+from tunifolk.ledger.names import DATASET_RE, SINK_RE
 from tunifolk.standin.kind import Context, IamMemberKind, Kind, StandInError, now
 
-DATASET_RE = re.compile(r"^[A-Za-z0-9_]{1,1024}$")
-"""BigQuery: a dataset ID holds letters, digits and underscores, up to 1,024 characters."""
-SINK_RE = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
-"""Cloud Logging: a sink name is up to 100 of letters, digits, `_`, `-` and `.`."""
 DESTINATION_RE = re.compile(r"^bigquery\.googleapis\.com/projects/[^/]+/datasets/[A-Za-z0-9_]+$")
 
 
@@ -61,7 +58,8 @@ class ProjectSink(Kind):
         out = []
         name, dest = inputs.get("name"), inputs.get("destination")
         if isinstance(name, str) and name != UNKNOWN and not SINK_RE.match(name):
-            out.append(("name", f"{name!r}: a sink name is up to 100 of letters, digits, '_', '-', '.'"))
+            why = "a sink name is up to 100 of letters, digits, '_', '-', '.', the first a letter or digit"
+            out.append(("name", f"{name!r}: {why}"))
         if isinstance(dest, str) and dest != UNKNOWN and not DESTINATION_RE.match(dest):
             out.append(
                 (

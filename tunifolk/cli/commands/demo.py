@@ -20,6 +20,7 @@ from tunifolk.cli import context, local
 from tunifolk.cli.commands.rollouts import markdown_page
 from tunifolk.cli.context import PROBLEM, ROOT
 from tunifolk.errors import TunifolkError
+from tunifolk.ledger import names
 from tunifolk.ledger.bigquery import LedgerReader
 from tunifolk.standin.bigquery import DIRS_ENV
 from tunifolk.vertex import ENDPOINT_ENV, VertexClient
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
             rollouts = args.out / "rollouts.md"
             step("rollouts", ["rollouts", *where, "--job", job, "--last", "--worst", "2"])
             with VertexClient(endpoint=vertex) as client:
-                reader = LedgerReader(PROJECT, client=client)
+                reader = LedgerReader(PROJECT, names.dataset_name(args.stack), client=client)
                 rollouts.write_text(markdown_page(reader, job.rsplit("/", 1)[1]), encoding="utf-8")
             endpoint = _tuned_endpoint(job)
             step("sample", ["sample", "--endpoint", endpoint, "--form", "malzuma", "--n", "2"])

@@ -17,7 +17,6 @@ from rich.table import Table
 
 from tunifolk.cli import context
 from tunifolk.errors import PROBLEM, TunifolkError
-from tunifolk.ledger import names
 from tunifolk.ledger.bigquery import LedgerReader, Rollout
 
 SHOWN_SUBSCORES = 4
@@ -47,16 +46,15 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 def add_ledger_options(p: argparse.ArgumentParser) -> None:
     """--job and the stack options, and where the ledger is."""
     context.add_job_options(p)
-    p.add_argument(
-        "--dataset", default=names.DATASET, help=f"the ledger's BigQuery dataset (default {names.DATASET})"
-    )
+    context.add_ledger_option(p)
 
 
 def open_ledger(args: argparse.Namespace) -> tuple[LedgerReader, str]:
     """(a reader of the job's project's ledger, the job's id as the scorer records it)."""
     name = context.job_name(args)
     project = args.project or name.split("/")[1]
-    return LedgerReader(project, args.dataset, client=context.client()), name.rsplit("/", 1)[1]
+    dataset = context.ledger_dataset(args)
+    return LedgerReader(project, dataset, client=context.client()), name.rsplit("/", 1)[1]
 
 
 def run(args: argparse.Namespace) -> int:

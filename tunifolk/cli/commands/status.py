@@ -24,6 +24,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         "with their eval reward. Exit 1 when the job failed or a verdict fails.",
     )
     context.add_job_options(p)
+    context.add_ledger_option(p)
     p.add_argument("--plot", type=Path, metavar="FILE.png", help="also draw the curves to a PNG")
     p.add_argument("--json", action="store_true", help="print the report as JSON instead")
     p.add_argument("--markdown", type=Path, metavar="FILE.md", help="also write the report as Markdown")
@@ -31,7 +32,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    report = read_report(context.job_name(args))
+    report = read_report(context.job_name(args), context.ledger_dataset(args))
     out = context.console()
     if args.json:
         print(render_json(report))

@@ -31,6 +31,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         "3 if --timeout ran out first)",
     )
     context.add_job_options(p)
+    context.add_ledger_option(p)
     p.add_argument(
         "--interval",
         type=context.positive_seconds("--interval"),
@@ -53,6 +54,7 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     name = context.job_name(args)
+    dataset = context.ledger_dataset(args)
     out = context.console()
     deadline = time.monotonic() + args.timeout if args.timeout else None
     columns = (
@@ -66,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     with context.client() as client, Progress(*columns, console=out, transient=False) as bar:
         task = bar.add_task("run", total=None, state="…", eta="?", rewards="")
         started, first_step = time.monotonic(), None
-        ledger = LedgerWatch(client, name) if args.cancel_on else None
+        ledger = LedgerWatch(client, name, dataset) if args.cancel_on else None
         while True:
             job = client.get_tuning_job(name)
             metrics = ops.try_metrics(client, job)
@@ -103,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             time.sleep(args.interval)
     out.print(f"{name} ended {job.get('state')}")
     with context.client() as client:
-        ledger = ledger or LedgerWatch(client, name)
+        ledger = ledger or LedgerWatch(client, name, dataset)
         ledger.reader.client = client
         ledger.update()
         for v in ledger.verdicts(job, metrics):  # the trip wires, once, over the whole run
