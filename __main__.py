@@ -42,6 +42,7 @@ scorer = (
             config=cfg.scorer,
             account_id=account_id(pulumi.get_stack()),
             bucket=dataset.bucket.name,  # the image's source archive goes there
+            storage=dataset,  # and the build waits for it: the bucket and its grants
             source_dir=Path(__file__).resolve().parent,  # this checkout's scorer/ is built
             repository_id=repository_id(pulumi.get_stack()),
             labels=cfg.labels,

@@ -75,6 +75,7 @@ class RewardScorerArgs:
     config: ScorerConfig
     account_id: str = "tunifolk-scorer"
     bucket: pulumi.Input[str] | None = None  # the stack's bucket: the build's source archive goes there
+    storage: pulumi.Resource | None = None  # what the build waits for besides the APIs (the dataset)
     source_dir: Path | None = None  # the checkout whose scorer/ is built (the program's directory)
     repository_id: str = "tunifolk"
     labels: dict[str, str] = field(default_factory=dict)
@@ -198,7 +199,12 @@ class RewardScorer(pulumi.ComponentResource):
                 "project": args.project,
                 "location": args.region,
             },
-            opts=child,
+            # After the bucket's component is done, grants included: a build takes minutes, and an
+            # up that fails on a grant while the build's step is being set up ends in the SDK's
+            # traceback ("context canceled") instead of the grant's one line.
+            opts=pulumi.ResourceOptions.merge(
+                child, pulumi.ResourceOptions(depends_on=[args.storage] if args.storage else [])
+            ),
             poll_seconds=_poll_seconds(),
         )
         self.image = self.build.image
