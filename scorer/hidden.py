@@ -19,16 +19,21 @@ _HIDDEN_CHARS = re.compile(
     "[\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u202a-\u202e\u2066-\u2069\u00ad"
     "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\uffa0\ufe00-\ufe0d"
     "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
-    # a text-or-emoji selector is only at home after a symbol (❤️): after a letter it carries nothing
-    "|(?<=[^\\W\\d_])[\ufe0e\ufe0f]"
-    # direction marks between two letters of one word: a word cut so that the eye reads it whole
-    "|[^\\W\\d_][\u200e\u200f\u061c]++[^\\W\\d_][\u200e\u200f\u061c]"
 )
 """Zero-width and invisible characters, bidirectional overrides, Unicode tag characters (which
 spell ASCII no font shows), variation selectors and fillers (which carry bytes, not letters): they
 cut words into pieces the eye does not see, or hide text. Left/right-to-left marks (U+200E, U+200F,
 U+061C), which phones put into Arabic text between words and at line ends, count only inside a
-word, twice (``a‎b‎c``): a phone does not put one between two letters of a word."""
+word, twice (``a‎b‎c``): a phone does not put one between two letters of a word (`_MARKS_IN_WORDS`)."""
+
+_MARKS = "\ufe0e\ufe0f\u200e\u200f\u061c"
+_MARKS_IN_WORDS = re.compile(
+    # a text-or-emoji selector is only at home after a symbol (❤️): after a letter it carries nothing
+    "(?<=[^\\W\\d_])[\ufe0e\ufe0f]"
+    # direction marks between two letters of one word: a word cut so that the eye reads it whole
+    "|[^\\W\\d_][\u200e\u200f\u061c]++[^\\W\\d_][\u200e\u200f\u061c]"
+)
+"""Run only on a text holding one of `_MARKS`: it starts at every letter, which is most of a poem."""
 
 _HIDDEN_MARKUP = re.compile(
     r"<!--|display\s*+:\s*+none|visibility\s*+:\s*+hidden|font-size\s*+:\s*+0|opacity\s*+:\s*+0"
@@ -75,6 +80,14 @@ _TO_A_JUDGE_AR = re.compile(
     "|(?:تستاهل|تستحق) (?:اعلي|اعلى|الامتياز|العلامه|الدرجه)"
 )
 """The same in Arabic script, as `normalize_arabic` writes it (ة → ه, hamzas on alef → ا)."""
+_AR_KEYS = (
+    "المحكم", "التحكيم", "المصحح", "الاصطناعي", "نموذج", "كامله", "درجه", "علامه", "نقطه", "تجاهل",
+    "القصيده", "عشره", "عشرين", "ميه", "عطيني", "تستاهل", "يا اللي", "قارئ", "عدد", "تقييم", "الامتياز",
+    "تستحق",
+)  # fmt: skip
+"""Every alternative of `_TO_A_JUDGE_AR` holds one of these (or a digit): the pattern runs only on a
+text that does, since trying its alternatives at every letter of a poem costs more than scoring it."""
+_DIGIT = re.compile("[0-9٠-٩]")
 
 
 _ARABIC = re.compile("[\u0600-\u06ff]")
@@ -95,6 +108,8 @@ def reader_text(raw: str) -> str:
     Words are matched after NFKC, so fullwidth or styled letters (ｇｒａｄｅｒ, 𝐣𝐮𝐝𝐠𝐞) read as they
     look; the invisible characters are looked for first, in the text as sent."""
     m = _HIDDEN_CHARS.search(raw)
+    if m is None and any(c in raw for c in _MARKS):
+        m = _MARKS_IN_WORDS.search(raw)
     if m:
         return f"invisible characters ({m.group(0)!r})"
     if not raw.isascii():
@@ -108,7 +123,9 @@ def reader_text(raw: str) -> str:
         if m:
             return f"words to a judge ({m.group(0)[:24]!r})"
     if _ARABIC.search(raw):
-        m = _TO_A_JUDGE_AR.search(normalize_arabic(raw))
-        if m:
-            return f"words to a judge ({m.group(0)[:24]!r})"
+        text = normalize_arabic(raw)
+        if any(k in text for k in _AR_KEYS) or _DIGIT.search(text):
+            m = _TO_A_JUDGE_AR.search(text)
+            if m:
+                return f"words to a judge ({m.group(0)[:24]!r})"
     return ""

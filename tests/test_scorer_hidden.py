@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import hidden
+from scorer.arabic import normalize_arabic
 from scorer.score import score
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
@@ -54,7 +55,9 @@ def test_genuine_poems_address_nobody(path: Path) -> None:
 
 _pieces = ["judge", "Grader", "give", " this", " it", "score", " of ", "10", "/", "10", "rate", "note",
            " ", "\n", "a", "ya", "3la", "<", "span", ">", "color", ":", "white", "ignore", " previous",
-           "system", "ｇｒａｄｅｒ", "évaluateur", "donnez", " la ", "é"]  # fmt: skip
+           "system", "ｇｒａｄｅｒ", "évaluateur", "donnez", " la ", "é", "\u200f", "\ufe0f", "❤",
+           "ب", "عشرة", " على ", "١٠", "يا اللي تقرا ", "تستاهل", " الامتياز",
+           "أعلى ", "عدد", "ميه"]  # fmt: skip
 
 
 @settings(deadline=None, derandomize=True, max_examples=500)
@@ -64,8 +67,10 @@ def test_the_prefilters_hide_nothing_from_the_patterns(text: str) -> None:
     raw = unicodedata.normalize("NFKC", text)
     full = bool(
         hidden._HIDDEN_CHARS.search(text)
+        or hidden._MARKS_IN_WORDS.search(text)
         or hidden._HIDDEN_MARKUP.search(raw)
         or hidden._TO_A_JUDGE.search(raw)
+        or hidden._TO_A_JUDGE_AR.search(normalize_arabic(raw))
     )
     assert bool(hidden.reader_text(text)) == full
 
