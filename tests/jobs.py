@@ -22,6 +22,18 @@ SEEDED_FAULTS = (
 FAST = {"poll_seconds": 0.05, "max_poll_seconds": 0.2, "permission_retry_interval": 0.05}
 
 
+def deployed(scorer_uri: str) -> list[str]:
+    """The CLI flags naming what `pulumi up` deployed: the scorer and the dataset `write_dataset` writes."""
+    return [
+        "--scorer-uri",
+        scorer_uri,
+        "--train-uri",
+        f"gs://{BUCKET}/rlft/train.jsonl",
+        "--validation-uri",
+        f"gs://{BUCKET}/rlft/validation.jsonl",
+    ]
+
+
 def sample_poem() -> str:
     return (ROOT / "data" / "samples" / "malzuma.txt").read_text(encoding="utf-8")
 

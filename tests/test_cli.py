@@ -16,7 +16,7 @@ import pytest
 import requests
 
 import servers
-from jobs import BUCKET, write_dataset
+from jobs import deployed, write_dataset
 from tunifolk.cli import main
 from tunifolk.job.names import local_project_number
 from tunifolk.vertex import ENDPOINT_ENV
@@ -27,17 +27,6 @@ WHERE = ["--stack", "dev", "--project", PROJECT]
 #: The `gcs` fixture's dataset: at the dev stack's batch 32 × 6 epochs, 30 steps, checkpoint at 26,
 #: evals at 13 and 26.
 DATASET_LINES = 160
-
-
-def deployed(scorer_uri: str) -> list[str]:
-    return [
-        "--scorer-uri",
-        scorer_uri,
-        "--train-uri",
-        f"gs://{BUCKET}/rlft/train.jsonl",
-        "--validation-uri",
-        f"gs://{BUCKET}/rlft/validation.jsonl",
-    ]
 
 
 def launch(scorer_uri: str, capsys) -> str:

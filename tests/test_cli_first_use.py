@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 import servers
-from jobs import BUCKET
+from jobs import deployed
 from tunifolk import operations as ops
 from tunifolk.cli import main
 from tunifolk.errors import STILL_RUNNING
@@ -25,17 +25,6 @@ from tunifolk.vertex import ENDPOINT_ENV
 WHERE = ["--stack", "dev", "--project", "tunifolk-first-use"]
 #: 64 lines at the dev stack's batch 32 × 6 epochs: 12 steps.
 DATASET_LINES = 64
-
-
-def deployed(scorer_uri: str) -> list[str]:
-    return [
-        "--scorer-uri",
-        scorer_uri,
-        "--train-uri",
-        f"gs://{BUCKET}/rlft/train.jsonl",
-        "--validation-uri",
-        f"gs://{BUCKET}/rlft/validation.jsonl",
-    ]
 
 
 def launch(scorer_uri: str, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[str, str]:

@@ -5,16 +5,14 @@ setting to change."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
 import pytest
 import yaml
-from test_standin import RUN, Provider
+from test_standin import RUN, Provider, serving
 
-import servers
 from tunifolk import cloudrun_limits, stack
 from tunifolk.errors import ConfigError
 from tunifolk.standin import cloudrun
@@ -68,15 +66,8 @@ def test_the_stack_config_is_checked_at_preview_in_one_line() -> None:
 
 @pytest.fixture
 def gcp(tmp_path: Path) -> Iterator[Provider]:
-    state, gcs = tmp_path / "standin", tmp_path / "gcs"
-    with servers.standin(state, gcs) as stub:
-        provider = Provider(stub, state, gcs)
-        provider.configure(project="tunifolk-test", region="us-central1")
-        try:
-            yield provider
-        finally:
-            for pid in cloudrun.running(state):
-                os.kill(pid, 15)
+    with serving(tmp_path / "standin", tmp_path / "gcs") as provider:
+        yield provider
 
 
 def _template(cpu: str, memory: str, concurrency: int) -> dict:

@@ -18,6 +18,7 @@ import grpc
 import pytest
 import requests
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
+from test_standin import ACCOUNT, API, BUCKET_MEMBER, urn
 
 import servers
 from tunifolk.job.names import local_project_number
@@ -29,14 +30,7 @@ pytestmark = pytest.mark.slow  # every test starts a server
 PROJECT = "tunifolk-fresh"
 NUMBER = local_project_number(PROJECT)
 ENABLE_SECONDS = 0.4
-BUCKET_MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
-API = "gcp:projects/service:Service"
 IDENTITY = "gcp:projects/serviceIdentity:ServiceIdentity"
-ACCOUNT = "gcp:serviceaccount/account:Account"
-
-
-def urn(token: str, name: str) -> str:
-    return f"urn:pulumi:test::tunifolk::{token}::{name}"
 
 
 def create(stub: provider_pb2_grpc.ResourceProviderStub, token: str, name: str, news: dict[str, Any]) -> Any:

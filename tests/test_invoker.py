@@ -10,23 +10,20 @@ times the scale) read-timed out before Vertex answered.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import requests
-from test_standin import RUN, RUN_MEMBER, Provider
+from test_standin import RUN, RUN_MEMBER, Provider, serving
 
-import servers
 from jobs import FAST, PROJECT, checked, fast_emulator, inputs, jobs_in
 from providers.tuning_job import RlftTuningJobProvider
 from tunifolk import invoker
 from tunifolk.errors import RewardRefused
 from tunifolk.job import bodies
 from tunifolk.job.names import local_project_number
-from tunifolk.standin import cloudrun
 from tunifolk.vertex import ENDPOINT_ENV
 
 pytestmark = pytest.mark.slow
@@ -41,15 +38,8 @@ TEMPLATE = {"containers": [{"image": "us-central1-docker.pkg.dev/p/r/scorer:late
 def scaled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Provider]:
     """The stand-in (and this process, the provider's) at SCALE, with one Cloud Run service."""
     monkeypatch.setenv(invoker.TIME_SCALE_ENV, str(SCALE))
-    state, gcs = tmp_path / "standin", tmp_path / "gcs-standin"
-    with servers.standin(state, gcs) as stub:
-        gcp = Provider(stub, state, gcs)
-        gcp.configure(project=PROJECT, region="us-central1")
-        try:
-            yield gcp
-        finally:
-            for pid in cloudrun.running(state):
-                os.kill(pid, 15)
+    with serving(tmp_path / "standin", tmp_path / "gcs-standin") as gcp:
+        yield gcp
 
 
 def service(gcp: Provider) -> dict:

@@ -23,9 +23,8 @@ import grpc
 import orjson
 import pytest
 import requests
-from test_standin import RUN, RUN_MEMBER, Provider
+from test_standin import RUN, RUN_MEMBER, Provider, serving
 
-import servers
 from jobs import PROJECT
 from polling import poll
 from scorer.app import INLINE_BODY, handle_body
@@ -183,15 +182,8 @@ def test_the_image_holds_the_lock_and_nothing_from_the_dev_requirements(containe
 def gcp(image: Image, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Provider]:
     """The gcp stand-in, IAM's propagation delay at 1/100."""
     monkeypatch.setenv(invoker.TIME_SCALE_ENV, "0.01")
-    state, gcs = tmp_path / "standin", tmp_path / "gcs"
-    with servers.standin(state, gcs) as stub:
-        provider = Provider(stub, state, gcs)
-        provider.configure(project=PROJECT, region="us-central1")
-        try:
-            yield provider
-        finally:
-            for pid in cloudrun.running(state):
-                os.kill(pid, 15)
+    with serving(tmp_path / "standin", tmp_path / "gcs") as provider:
+        yield provider
 
 
 def _containers() -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +20,14 @@ from google.protobuf import empty_pb2
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
 import servers
+from jobs import PROJECT
 from tunifolk.standin import cloudrun
 from tunifolk.standin.server import to_dict, to_struct
 
 pytestmark = pytest.mark.slow  # every test starts the stand-in provider
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT = "tunifolk-test"
+
 BUCKET = "gcp:storage/bucket:Bucket"
 OBJECT = "gcp:storage/bucketObject:BucketObject"
 BUCKET_MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
@@ -99,9 +101,10 @@ class Provider:
         self.stub.Delete(provider_pb2.DeleteRequest(id=id_, urn=urn(token, "r")))
 
 
-@pytest.fixture
-def gcp(tmp_path: Path) -> Iterator[Provider]:
-    state, gcs = tmp_path / "standin", tmp_path / "gcs"
+@contextmanager
+def serving(state: Path, gcs: Path) -> Iterator[Provider]:
+    """A stand-in process configured for PROJECT; at the end, the scorers and fronts its Cloud Run
+    services started are stopped, since they run as their own processes and outlive it."""
     with servers.standin(state, gcs) as stub:
         provider = Provider(stub, state, gcs)
         provider.configure(project=PROJECT, region="us-central1")
@@ -110,6 +113,12 @@ def gcp(tmp_path: Path) -> Iterator[Provider]:
         finally:
             for pid in cloudrun.running(state):
                 os.kill(pid, 15)
+
+
+@pytest.fixture
+def gcp(tmp_path: Path) -> Iterator[Provider]:
+    with serving(tmp_path / "standin", tmp_path / "gcs") as provider:
+        yield provider
 
 
 def test_plugin_info_is_a_semver_at_least_the_sdk_and_says_stand_in(gcp: Provider) -> None:
