@@ -216,6 +216,13 @@ def test_the_graph_rule_names_its_culprit_job() -> None:
     found = policy.violations([service, grant, waits, races])
     assert [(v.rule, v.resource) for v in found] == [("job-depends-on-grant", races)]
     assert policy.job_depends_on_grant([grant, races]) == []  # no Cloud Run scorer: nothing to race
+    # at a first preview the member is unknown (absent): the invoker grant still counts, another does not
+    unknown = resource("gcp:cloudrunv2/serviceIamMember:ServiceIamMember", "later", role="roles/run.invoker")
+    viewer = resource("gcp:cloudrunv2/serviceIamMember:ServiceIamMember", "viewer", role="roles/run.viewer")
+    waits_unknown = resource(policy.JOB_TYPE, "waits-unknown", frozenset({unknown.urn}))
+    waits_viewer = resource(policy.JOB_TYPE, "waits-viewer", frozenset({viewer.urn}))
+    found = policy.violations([service, unknown, viewer, waits_unknown, waits_viewer])
+    assert [v.resource for v in found] == [waits_viewer]
 
 
 def test_every_rule_has_a_docstring_for_the_engine_to_print() -> None:
