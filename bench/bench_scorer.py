@@ -52,6 +52,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from callgrind import instructions  # noqa: E402  (bench/, this script's folder)
+
 import scorer  # noqa: E402
 from scorer.score import score  # noqa: E402
 from servers import free_port  # noqa: E402
@@ -428,23 +430,13 @@ def report_http(rounds: int, seconds: float) -> None:
 
 def _instructions_run(calls: int, env: dict[str, str]) -> int:
     """Instructions executed by a process that warms ``score()`` up and then calls it ``calls``
-    times, counted by callgrind (``Collected : N`` in its summary)."""
+    times (`callgrind.instructions`)."""
     code = (
         f"import sys; sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'bench')!r}]\n"
         "from bench_scorer import POEM_27, REFS\nfrom scorer.score import score\n"
         f"for _ in range(50): score(POEM_27, REFS)\nfor _ in range({calls}): score(POEM_27, REFS)\n"
     )
-    out = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, **env},
-    ).stderr
-    for line in out.splitlines():
-        if "Collected :" in line:
-            return int(line.rsplit(":", 1)[1])
-    raise RuntimeError(f"no instruction count from callgrind:\n{out[-400:]}")
+    return instructions(code, env)
 
 
 def report_instructions(calls: int = 200) -> None:

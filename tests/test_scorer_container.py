@@ -186,10 +186,9 @@ def gcp(image: Image, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
         yield provider
 
 
-def _containers(state: Path, service_id: str) -> list[str]:
-    """The images of the running containers of this stand-in's service (by its container's own name:
-    other tests' stand-ins run theirs on the same podman at the same time)."""
-    name = cloudrun.CONTAINER_PREFIX + cloudrun._key(state, service_id)
+def _containers(name: str) -> list[str]:
+    """The images of the running containers called `name` (a service's own container: other tests'
+    stand-ins run theirs on the same podman at the same time)."""
     done = subprocess.run(
         [*podman(), "ps", "--filter", f"name=^{name}$", "--format", "{{.Image}}"],
         capture_output=True,
@@ -202,7 +201,8 @@ def test_a_service_of_a_local_digest_runs_that_image(gcp: Provider, image: Image
     template = {"containers": [{"image": image.ref}]}
     body = {"location": "us-central1", "template": template, "deletionProtection": False}
     service_id, service = gcp.create(RUN, "scorer", body)
-    assert _containers(gcp.state, service_id) == [image.ref]
+    name = cloudrun.CONTAINER_PREFIX + cloudrun._key(gcp.state, service_id)
+    assert _containers(name) == [image.ref]
     agent = AGENT.removeprefix("serviceAccount:")
     grant = {
         "location": "us-central1",
@@ -220,15 +220,12 @@ def test_a_service_of_a_local_digest_runs_that_image(gcp: Provider, image: Image
 
     assert poll(call, lambda a: a[0] == 200, timeout=30, what="the granted call") == handle_body(request)
     cloudrun.stop(gcp.state, service_id)  # scaled to zero: a read starts the image again
-    assert _containers(gcp.state, service_id) == []
+    assert _containers(name) == []
     gcp.read(RUN, service_id)
-    assert _containers(gcp.state, service_id) == [image.ref] and call() == handle_body(request)
-    name = cloudrun.CONTAINER_PREFIX + cloudrun._key(gcp.state, service_id)
+    assert _containers(name) == [image.ref] and call() == handle_body(request)
     gcp.delete(RUN_MEMBER, grant_id)
     gcp.delete(RUN, service_id)
-    assert cloudrun.running(gcp.state) == []
-    ps = [*podman(), "ps", "--filter", f"name=^{name}$", "--format", "{{.Image}}"]
-    assert subprocess.run(ps, capture_output=True, text=True).stdout.split() == []
+    assert _containers(name) == [] and cloudrun.running(gcp.state) == []
 
 
 def test_a_service_of_a_digest_that_does_not_exist_is_not_created(gcp: Provider, image: Image) -> None:
