@@ -449,16 +449,44 @@ def test_endpoint_samples_vary_and_keep_the_asked_form(
     url = real_world[1]
     job, _ = honest_mixed
     endpoint = job["tunedModel"]["endpoint"]  # the final checkpoint
+    """The final checkpoint writes the asked form: of 8 seeded samples (seeded so that what ran
+    before on this worker's emulator does not change them) all differ and at least 7 score 0.3 or
+    more. Its rhyme keeps its group with probability 0.95 per line end, so about 1 sample in 40
+    misses two and falls below 0.3; one such sample is allowed, not a run of them."""
     prompt = instruction(form, None, "yes", script, language, theme="the sea")
-    body = {"contents": [{"role": "user", "parts": [{"text": prompt}]}]}
     texts = []
-    for _ in range(2):
+    for seed in range(8):
+        contents = [{"role": "user", "parts": [{"text": prompt}]}]
+        body = {"contents": contents, "generationConfig": {"seed": seed}}
         out = ok(
             requests.post(api(url, endpoint + ":generateContent"), json=body, timeout=10),
             "GenerateContentResponse",
         )
         texts.append(out["candidates"][0]["content"]["parts"][-1]["text"])
-    assert texts[0] != texts[1]
+    assert len(set(texts)) == len(texts)
     refs = {"form": form, "refrain": "yes", "script": script}
-    for text in texts:
-        assert score(text, refs).reward >= 0.3, (form, text)
+    low = [(round(r, 2), text) for text in texts if (r := score(text, refs).reward) < 0.3]
+    assert len(low) <= 1, (form, low)
+
+
+def test_a_seeded_sample_repeats_whatever_was_asked_before(real_world: tuple, honest_mixed: tuple) -> None:
+    """`generationConfig.seed` makes a sample depend on the seed and the prompt only (Google: "the
+    same response every time"); without it successive calls differ."""
+    url = real_world[1]
+    endpoint = honest_mixed[0]["tunedModel"]["endpoint"]
+    prompt = instruction("gsim", None, "yes", "arabic", "en", theme="the sea")
+
+    def sample(**config: Any) -> str:
+        body: dict[str, Any] = {"contents": [{"role": "user", "parts": [{"text": prompt}]}]}
+        if config:
+            body["generationConfig"] = config
+        out = ok(
+            requests.post(api(url, endpoint + ":generateContent"), json=body, timeout=10),
+            "GenerateContentResponse",
+        )
+        return out["candidates"][0]["content"]["parts"][-1]["text"]
+
+    first = sample(seed=41)
+    assert sample() != sample()  # unseeded calls move the endpoint's counter on
+    assert sample(seed=41) == first
+    assert sample(seed=42) != first

@@ -47,9 +47,13 @@ class Endpoint:
 
     def generate(self, body: dict[str, Any]) -> policy.Poem:
         """Answer a GenerateContentRequest at this checkpoint's quality. Successive calls differ (a
-        per-endpoint call counter seeds the sample, so a run still repeats exactly); the form, count,
-        refrain and script are read from the prompt text (default: malzuma in Arabic script)."""
+        per-endpoint call counter seeds the sample, so a run still repeats exactly), unless the request
+        sets `generationConfig.seed`: then, as Google documents for that field ("for a given prompt and
+        parameters … the same response every time"), the sample depends on the seed and the prompt
+        only, whatever was asked before. The form, count, refrain and script are read from the prompt
+        text (default: malzuma in Arabic script)."""
         self.calls += 1
+        config = body.get("generationConfig") or {}
         prompt = "\n".join(
             p["text"]
             for c in body.get("contents") or []
@@ -57,8 +61,9 @@ class Endpoint:
             for p in c.get("parts") or []
             if isinstance(p, dict) and isinstance(p.get("text"), str)
         )
-        rng = random.Random(policy.hash_text(f"{self.seed or self.name}:{self.calls}:{prompt}"))
-        thinking = (body.get("generationConfig") or {}).get("thinkingConfig", {}).get("thinkingLevel", "HIGH")
+        draw = f"seed={config['seed']}" if isinstance(config.get("seed"), int) else str(self.calls)
+        rng = random.Random(policy.hash_text(f"{self.seed or self.name}:{draw}:{prompt}"))
+        thinking = config.get("thinkingConfig", {}).get("thinkingLevel", "HIGH")
         refs = policy.references_from_prompt(prompt)
         return policy.generate(rng, self.progress, self.scenario, refs, str(thinking))
 
