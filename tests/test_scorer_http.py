@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -148,21 +149,25 @@ def test_worker_processes_serve_the_same_reward_and_stop_together() -> None:
 
 def test_a_request_in_flight_never_holds_healthz(url: str) -> None:
     """Long scoring calls (the costliest 20,000 characters the scorer reads, four in flight) run off the
-    event loop: `/healthz` answers within 100 ms meanwhile (Cloud Run's probes, and the small requests
-    behind). Judged at the 95th percentile of a few hundred probes, so that the machine's own
-    scheduling (other tests run beside this one) does not decide: scored on the event loop, most
-    probes wait behind a queue of calls."""
+    event loop: `/healthz` (Cloud Run's probes, and the small requests behind) answers meanwhile in a
+    small part of one call's time. Scored on the event loop, a probe waits behind the queue of calls,
+    one call's time or more. Judged by medians against the calls' own measured time, not a fixed
+    number of milliseconds, so that how loaded the machine is (other tests run beside this one)
+    does not decide."""
     import threading
     import time
 
     heavy = json.dumps(body("**a " * 5_000 + "<think>" * 2_000)).encode()
     stop = threading.Event()
     scored: list[int] = []
+    took: list[float] = []
 
     def load() -> None:
         with requests.Session() as s:
             while not stop.is_set():
+                t0 = time.perf_counter()
                 scored.append(s.post(url, data=heavy, timeout=30).status_code)
+                took.append(time.perf_counter() - t0)
 
     workers = [threading.Thread(target=load) for _ in range(4)]
     for w in workers:
@@ -181,9 +186,9 @@ def test_a_request_in_flight_never_holds_healthz(url: str) -> None:
         for w in workers:
             w.join()
     assert scored and set(scored) == {200}, "the heavy requests were not all scored"
-    waits.sort()
-    p95 = waits[int(len(waits) * 0.95)]
-    assert len(waits) >= 50 and p95 < 0.1, f"/healthz waited {p95 * 1000:.0f} ms (p95) behind scoring calls"
+    probe, call = statistics.median(waits), statistics.median(took)
+    assert len(waits) >= 50 and len(took) >= 8, (len(waits), len(took))
+    assert probe < 0.25 * call, f"/healthz median {probe * 1000:.0f} ms, calls {call * 1000:.0f} ms"
 
 
 def _stat(pid: int | str) -> list[str] | None:
