@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import grpc
@@ -28,7 +29,9 @@ from jobs import fast_emulator
 from providers.scorer_image import ScorerImageProvider
 from pulumi_host import dynamic_host
 from tunifolk import cloudbuild, image
+from tunifolk.job.names import local_project_number
 from tunifolk.paths import ROOT
+from tunifolk.project_state import ProjectState, disabled_message
 from tunifolk.vertex import ENDPOINT_ENV, VertexClient
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
@@ -180,6 +183,49 @@ def test_failures_are_one_line(tmp_path: Path) -> None:
         assert build["status"] == "FAILURE" and "\n" not in message
         assert "no such object" in message or "cannot run here" in message, message
         assert build["logUrl"] in message
+
+
+def test_cloud_build_refuses_in_googles_words_until_its_api_is_enabled(tmp_path: Path) -> None:
+    """A fresh project (`local start --fresh-project`): Cloud Build is off, so every build call is
+    Google's 403 SERVICE_DISABLED, and the build resource fails on one line naming the fix; once the
+    enable has applied, the same calls are served. (The stack's build waits on that enable: the graph
+    test below, and tests/test_engine_fresh_project.py's first up.)"""
+    gcs = world(tmp_path)
+    project = ProjectState(tmp_path / "project")
+    project.make_fresh(enable_seconds=0.5)
+    number = local_project_number(PROJECT)
+    with fast_emulator(gcs, "--project-dir", str(project.root)) as emu:
+        listing = f"{emu}/v1/projects/{PROJECT}/locations/{LOCATION}/builds"
+        for url in (listing, f"{emu}/v1/projects/{number}/locations/{LOCATION}/builds/some-build"):
+            refused = requests.get(url, timeout=10)
+            assert refused.status_code == 403, refused.text
+            error = refused.json()["error"]
+            assert error["status"] == "PERMISSION_DENIED"
+            assert error["message"] == disabled_message("cloudbuild.googleapis.com", number)
+            (info,) = [d for d in error["details"] if d["@type"].endswith("google.rpc.ErrorInfo")]
+            assert info["reason"] == "SERVICE_DISABLED" and info["domain"] == "googleapis.com"
+            assert info["metadata"]["service"] == "cloudbuild.googleapis.com"
+        body = cloudbuild.build_body(BUCKET, REPOSITORY, "ab" * 32)
+        assert requests.post(listing, json=body, timeout=10).status_code == 403
+        # Vertex's own operations stay Vertex's: refused for aiplatform, not for Cloud Build
+        vertex_op = requests.get(f"{listing.rsplit('/', 1)[0]}/operations/123", timeout=10).json()["error"]
+        assert "aiplatform.googleapis.com" in vertex_op["message"], vertex_op
+
+        with (
+            dynamic_host(ScorerImageProvider(**FAST), env={ENDPOINT_ENV: emu}) as host,
+            pytest.raises(grpc.RpcError) as info_,
+        ):
+            host.create(props())
+        details = info_.value.details().strip()
+        assert "\n" not in details and "SERVICE_DISABLED" in details, details
+        assert "gcloud services enable cloudbuild.googleapis.com" in details, details
+        assert not (gcs / BUCKET / "tunifolk").exists()  # refused before anything was uploaded
+
+        project.enable(PROJECT, "cloudbuild.googleapis.com")
+        assert requests.get(listing, timeout=10).status_code == 403  # the enable has not applied yet
+        time.sleep(0.6)
+        served = requests.get(listing, timeout=10)
+        assert served.status_code == 200 and served.json() == {}, served.text
 
 
 # --------------------------------------------------------------------------- the program

@@ -30,7 +30,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from tunifolk.job.names import by_local_number, project_of
-from tunifolk.project_state import ProjectState, disabled_help, disabled_message, disabled_metadata
+from tunifolk.project_state import ProjectState
 from tunifolk.standin import bigquery, cloudbuild
 
 from .admin import Admin
@@ -44,10 +44,10 @@ from .responses import (
     HTML_502,
     ApiError,
     Handler,
-    error_body,
     error_response,
     html_response,
     json_response,
+    service_disabled,
 )
 from .serving import ServingSettings
 from .state import Options, State
@@ -91,7 +91,7 @@ class Emulator:
                 Route("/healthz", self.healthz, methods=["GET"]),
                 *self.admin.routes(),
                 *bigquery.routes(),  # the rollout ledger's BigQuery stand-in (tunifolk.standin.bigquery)
-                *cloudbuild.routes(self.options.jobs.gcs_dir, self._vertex),  # the scorer image's build
+                *cloudbuild.routes(self.options.jobs.gcs_dir, self._vertex, self.project),  # image builds
                 Route("/{version}/{rest:path}", self.api, methods=methods),
             ],
             middleware=[Middleware(RequestGuard)],
@@ -122,15 +122,7 @@ class Emulator:
             return html_response(HTML_404.format(path=path), 404)
         number = project_of(rest)
         if self.project is not None and number and not self.project.enabled(number, API):
-            body = error_body(
-                403,
-                disabled_message(API, number),
-                "SERVICE_DISABLED",
-                "googleapis.com",
-                disabled_metadata(API, number),
-                extra_details=[disabled_help(API, number)],
-            )
-            return json_response(body, 403)
+            return service_disabled(API, number)
         matched_path = False
         for method, rx, handler, v1_ok in self.routes:
             m = rx.match(rest)

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from tunifolk.errors import REASONS
+from tunifolk.project_state import disabled_help, disabled_message, disabled_metadata
 
 from . import checks, protojson
 
@@ -98,6 +99,22 @@ def error_body(
     if details:
         error["details"] = details
     return {"error": error}
+
+
+def service_disabled(service: str, number: str) -> Response:
+    """Google's 403 for a call to `service` while it is off in project `number` (a fresh local project):
+    PERMISSION_DENIED, ErrorInfo SERVICE_DISABLED with `{service, consumer}`, then the activation link
+    (tunifolk/project_state.py). The one answer of every emulator route family, Vertex's and Cloud
+    Build's alike."""
+    body = error_body(
+        403,
+        disabled_message(service, number),
+        "SERVICE_DISABLED",
+        "googleapis.com",
+        disabled_metadata(service, number),
+        extra_details=[disabled_help(service, number)],
+    )
+    return json_response(body, 403)
 
 
 class ApiError(Exception):

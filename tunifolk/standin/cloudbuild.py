@@ -20,6 +20,12 @@ URL (`TUNIFOLK_VERTEX_ENDPOINT`) answers every call of `providers/scorer_image.p
   filter is understood, anything else is a 400) and `GET /v1/{operation name}` (operations.get).
   An operation that is not a build's goes on to the emulator's own routes (`fallback`).
 
+In a fresh project (the emulator's `--project-dir`, `local start --fresh-project`) Cloud Build is off
+until the stack enables it (cloudbuild.googleapis.com is not among Google's "Services enabled by
+default"): every Cloud Build route answers Google's 403 PERMISSION_DENIED, ErrorInfo SERVICE_DISABLED,
+as the emulator's Vertex routes and the gcp stand-in's other APIs do (tunifolk/project_state.py). The
+upload is Cloud Storage's, on in every project.
+
 Where podman cannot run (not installed, not root), a build ends FAILURE with `statusDetail` saying why,
 in one line. Builds are kept in memory: an emulator restarted loses them, and the next `up` builds
 again (podman's layer cache makes that quick). Timestamps, ids and the log URL follow Google's formats;
@@ -44,15 +50,17 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from tunifolk import image
-from tunifolk.emulator.responses import error_body, json_response
+from tunifolk.emulator.responses import error_body, json_response, service_disabled
 from tunifolk.job.names import local_project_number
 from tunifolk.local_gcs import object_file
+from tunifolk.project_state import ProjectState
 from tunifolk.standin.kind import now
 
 BUILDER = "gcr.io/cloud-builders/docker"
 TAGS_FILTER = re.compile(r'^\s*tags\s*=\s*"([^"]+)"\s*$')
 OP_TYPE = "type.googleapis.com/google.devtools.cloudbuild.v1.BuildOperationMetadata"
 BUILD_TYPE = "type.googleapis.com/google.devtools.cloudbuild.v1.Build"
+API = "cloudbuild.googleapis.com"
 
 
 class BuildRefused(Exception):
@@ -181,9 +189,19 @@ def _error(status: int, message: str, status_name: str) -> Response:
     return json_response(error_body(status, message, status_name=status_name), status)
 
 
-def routes(gcs: Path, fallback: Callable[[Request], Awaitable[Response]]) -> list[Route]:
-    """The upload and Cloud Build routes over `gcs` (the gcp stand-in's objects)."""
+def routes(
+    gcs: Path, fallback: Callable[[Request], Awaitable[Response]], project: ProjectState | None = None
+) -> list[Route]:
+    """The upload and Cloud Build routes over `gcs` (the gcp stand-in's objects); with `project` (a
+    local project's settings) Cloud Build answers only while its API is enabled there."""
     builds = Builds(gcs)
+
+    def disabled(request: Request) -> Response | None:
+        """Google's SERVICE_DISABLED when Cloud Build is off in the path's project, else None."""
+        name = request.path_params["project"]
+        if project is None or project.enabled(name, API):
+            return None
+        return service_disabled(API, name if name.isdigit() else local_project_number(name))
 
     async def upload(request: Request) -> Response:
         bucket, name = request.path_params["bucket"], request.query_params.get("name", "")
@@ -203,6 +221,8 @@ def routes(gcs: Path, fallback: Callable[[Request], Awaitable[Response]]) -> lis
         return json_response(obj)
 
     async def create(request: Request) -> Response:
+        if refused := disabled(request):
+            return refused
         try:
             body = await request.json()
             op = builds.create(request.path_params["project"], request.path_params["location"], body)
@@ -211,6 +231,8 @@ def routes(gcs: Path, fallback: Callable[[Request], Awaitable[Response]]) -> lis
         return json_response(op)
 
     async def listing(request: Request) -> Response:
+        if refused := disabled(request):
+            return refused
         raw = request.query_params.get("filter")
         match = TAGS_FILTER.match(raw) if raw else None
         if raw and not match:
@@ -221,6 +243,8 @@ def routes(gcs: Path, fallback: Callable[[Request], Awaitable[Response]]) -> lis
         return json_response({"builds": found} if found else {})
 
     async def get(request: Request) -> Response:
+        if refused := disabled(request):
+            return refused
         build = builds.get(request.path_params["build"])
         if build is None:
             return _error(
@@ -233,7 +257,9 @@ def routes(gcs: Path, fallback: Callable[[Request], Awaitable[Response]]) -> lis
         op = builds.operation(
             f"projects/{local_project_number(project)}/locations/{location}/operations/{op_id}"
         )
-        return json_response(op) if op is not None else await fallback(request)
+        if op is None:  # not a build's: a Vertex operation, which the emulator's own routes answer
+            return await fallback(request)
+        return disabled(request) or json_response(op)
 
     base = "/v1/projects/{project}/locations/{location}"
     return [
