@@ -20,11 +20,11 @@ from test_standin import RUN, RUN_MEMBER, Provider, serving
 
 from jobs import FAST, PROJECT, checked, fast_emulator, inputs, jobs_in
 from providers.tuning_job import RlftTuningJobProvider
-from tunifolk import invoker
+from tunifolk import invoker, operations
 from tunifolk.errors import RewardRefused
 from tunifolk.job import bodies
 from tunifolk.job.names import local_project_number
-from tunifolk.vertex import ENDPOINT_ENV
+from tunifolk.vertex import ENDPOINT_ENV, VertexClient
 
 pytestmark = pytest.mark.slow
 
@@ -121,3 +121,21 @@ def test_a_propagating_grant_delays_validation_and_the_job_runs(
         statuses = [c.get("status") for c in calls["rewardCalls"]]
         assert 403 in statuses and statuses[-1] == 200, statuses
         assert len(jobs_in(emu)) == 1
+
+
+def test_a_reward_whose_own_words_say_permission_is_refused_at_once(gcs: Path) -> None:
+    """Only Google's code PERMISSION_DENIED is a grant still propagating: a code reward that raises
+    PermissionError (INVALID_ARGUMENT, "Permission denied" in its message) is refused at the first
+    validation, with the retry's whole budget still left."""
+    snippet = "def evaluate(example, response):\n    raise PermissionError(13, 'Permission denied')\n"
+    rewards = [{"name": "code", "weight": 1.0, "code_execution": {"python": snippet}}]
+    with fast_emulator(gcs, "--allow-code-execution") as emu, VertexClient(endpoint=emu) as client:
+        job = checked(inputs("https://unused.a.run.app", rewards=rewards))
+        path = f"POST /v1beta1/{bodies.parent_of(job)}/tuningJobs:validateReinforcementTuningReward"
+        began = time.monotonic()
+        with pytest.raises(RewardRefused, match="PermissionError") as refused:
+            operations.validate_until_granted(client, job, retry_seconds=60.0, interval=0.05)
+        assert time.monotonic() - began < 30, "retried as if a grant were propagating"
+        assert "code 3" in str(refused.value)
+        counts = requests.get(f"{emu}/emulator/requests", timeout=10).json()["counts"]
+        assert counts[path] == 1, counts

@@ -709,6 +709,32 @@ def test_top_level_error_status():
     assert problems[0].code == 7 and problems[0].is_permission_error
 
 
+@pytest.mark.parametrize(
+    ("status", "retried"),
+    [
+        # the reward service answered 403 (Cloud Run, a grant not applied yet): Vertex's code 7
+        ({"code": 7, "message": "Error for reward [structure]: HTTP 403"}, True),
+        # a 401 (a token no grant fixes) is UNAUTHENTICATED
+        ({"code": 16, "message": "Error for reward [structure]: permission? HTTP 401"}, False),
+        # the reward's own words mention permission: a code reward's PermissionError, a reason text
+        (
+            {"code": 3, "message": "Code execution failed: PermissionError: [Errno 13] Permission denied"},
+            False,
+        ),
+        ({"code": 13, "message": "the scorer says: no permission to rhyme on ر"}, False),
+        ({"message": "Permission denied (no code)"}, False),
+    ],
+)
+def test_a_permission_error_is_decided_by_googles_code_not_the_words(status: dict, retried: bool):
+    response = good_response()
+    response["rewardInfoDetails"]["structure"] = {"reward": "NaN", "errorStatus": status}
+    problems = verdict.validation_problems(response, NAMES)
+    assert problems and problems[0].reward == "structure"
+    assert any(p.is_permission_error for p in problems) is retried
+    legacy = {**good_response(), "error": "Permission denied on the Cloud Run service"}
+    assert not any(p.is_permission_error for p in verdict.validation_problems(legacy, NAMES))
+
+
 def test_reward_names():
     assert bodies.reward_names(base_inputs()) == NAMES
 

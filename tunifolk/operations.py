@@ -61,7 +61,7 @@ def validate_once(
     except VertexError as exc:
         if not exc.permission_denied:
             raise
-        return {}, [verdict.Problem(None, str(exc), code=7)]
+        return {}, [verdict.Problem(None, str(exc), code=verdict.PERMISSION_DENIED)]
     return response, verdict.validation_problems(response, names)
 
 

@@ -6,8 +6,10 @@ follow the service as documented and as the seed observed:
   identity token naming the caller (`tunifolk.invoker`: the tuning agent, or the job's
   `serviceAccount`), which the stand-in's Cloud Run checks against the service's invoker grants; any
   transport error or non-200 (a 403 while a grant propagates) is retried after 2, 4, 8, 16, 32 s
-  (times the local `time_scale`), then the reward is NaN (an RPC error; PERMISSION_DENIED after a
-  401/403). A 200 without a numeric `reward` is an invalid response: NaN, not retried.
+  (times the local `time_scale`), then the reward is NaN (an RPC error whose code is the service's
+  last HTTP status as google/rpc/code.proto maps it: 403 PERMISSION_DENIED, 401 UNAUTHENTICATED;
+  UNCONFIRMED that Vertex's code says which). A 200 without a numeric `reward` is an invalid response:
+  NaN, not retried.
 - Autorater: `autoraterConfig.autoraterModel` missing → "Missing autorater model in the
   autorater_config" and NaN; a bare model name → an internal error for that reward; a judge that
   is not available in its region → NOT_FOUND. The judge itself is `policy.judge_score`, no LLM.
@@ -42,7 +44,7 @@ PUBLISHER_MODEL = re.compile(r"^projects/([^/]+)/locations/([^/]+)/publishers/([
 ENDPOINT_MODEL = re.compile(r"^projects/([^/]+)/locations/([^/]+)/endpoints/([^/]+)$")
 
 # google.rpc.Code values used in errorStatus.
-INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, INTERNAL, UNAVAILABLE = 3, 5, 7, 13, 14
+INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, INTERNAL, UNAVAILABLE, UNAUTHENTICATED = 3, 5, 7, 13, 14, 16
 
 
 @dataclass
@@ -230,7 +232,7 @@ class RewardCaller:
                 )
             aux = data.get("user_requested_aux_info")
             return Outcome(reward, aux=aux if isinstance(aux, str) else None)
-        if last in ("HTTP 401", "HTTP 403"):  # Cloud Run's answer to a caller without run.invoker
+        if last == "HTTP 403":  # Cloud Run's answer to a caller without run.invoker (or not yet)
             return Outcome(
                 math.nan,
                 rpc_error=True,
@@ -239,6 +241,16 @@ class RewardCaller:
                     f"Permission denied calling the Cloud Run reward service {uri} ({last}) as "
                     f"{identity or 'an unknown caller'}: it needs roles/run.invoker on the service (a "
                     "fresh grant takes minutes to apply)",
+                ),
+            )
+        if last == "HTTP 401":  # a token Cloud Run cannot accept (malformed, another audience)
+            return Outcome(
+                math.nan,
+                rpc_error=True,
+                error=(
+                    UNAUTHENTICATED,
+                    f"The Cloud Run reward service {uri} did not accept the caller's identity token "
+                    f"({last}) as {identity or 'an unknown caller'}",
                 ),
             )
         return Outcome(

@@ -14,6 +14,9 @@ from typing import Any
 
 from tunifolk.job.wire import is_int
 
+PERMISSION_DENIED = 7
+"""google.rpc.Code PERMISSION_DENIED (google/rpc/code.proto; HTTP 403)."""
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -26,8 +29,19 @@ class Problem:
 
     @property
     def is_permission_error(self) -> bool:
-        """A fresh IAM grant not applied yet (docs/vertex.md, edge 19): create retries, bounded."""
-        return self.code == 7 or "permission" in self.message.lower()
+        """A refusal a fresh IAM grant still propagating can cause (docs/vertex.md, edge 19), which create
+        retries, bounded. Decided on the google.rpc code alone, never on the message text (a reward's
+        own words may say "permission": a code reward's PermissionError is INVALID_ARGUMENT):
+
+        - 7 PERMISSION_DENIED: the validate call refused (HTTP 403), or, in a reward's `errorStatus`,
+          the reward service answering 403, which is how Cloud Run refuses a caller whose run.invoker
+          grant has not applied yet. validateReward carries the service's HTTP status only as that
+          code (HTTP 403 → 7, 401 → 16: google/rpc/code.proto's mapping; that Vertex maps them so is
+          UNCONFIRMED, the emulator does);
+        - 16 UNAUTHENTICATED is not retried: Cloud Run answers 401 for a token it cannot accept (a
+          malformed one, another audience), which no grant changes.
+        """
+        return self.code == PERMISSION_DENIED
 
     def __str__(self) -> str:
         head = f"reward {self.reward!r}: " if self.reward else ""
