@@ -35,6 +35,18 @@ rewritten in place). Both are GCS lifecycle `Delete` rules (https://cloud.google
 `daysSinceNoncurrentTime`, `numNewerVersions` with `withState: ARCHIVED`, i.e. noncurrent)."""
 
 
+KEPT_BUCKET_WARNING = (
+    "tunifolk:forceDestroyBucket is false: `pulumi destroy` will stop on the dataset bucket, which GCS "
+    "refuses to delete while it holds objects (409), and versioning keeps every replaced or deleted "
+    "dataset as an old version; before destroying, run `pulumi config set tunifolk:forceDestroyBucket "
+    "true` and `pulumi up`, or empty it (`gcloud storage rm --recursive --all-versions gs://BUCKET/**`, "
+    "BUCKET the stack's `bucket` output)"
+)
+"""Said at every preview and up of a stack that keeps its bucket: destroy reads `forceDestroy` from the
+state, so the setting must be changed by an `up` before the destroy it is for (pulumi-gcp's schema,
+`gcp.storage.Bucket.forceDestroy`; the 409 is GCS's buckets.delete on a non-empty bucket)."""
+
+
 def local_file(path: str, split: str = "train") -> Path:
     """A dataset file from config (`tunifolk:dataset.<split>`), checked before anything is uploaded.
 
@@ -117,6 +129,8 @@ class TuningDataset(pulumi.ComponentResource):
             labels=args.labels,
             opts=child,
         )
+        if not args.force_destroy:
+            pulumi.log.warn(KEPT_BUCKET_WARNING, resource=self.bucket)
         self.reader_grant = None
         self.reader_grants = []
         for suffix, member in (("reader", args.reader), ("job-reader", args.job_reader)):

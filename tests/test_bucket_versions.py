@@ -5,13 +5,14 @@ carries such rules (components/dataset.py)."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import grpc
 import pytest
 from test_standin import BUCKET, OBJECT, Provider, gcp  # noqa: F401 (gcp: the fixture)
 
-from components.dataset import NONCURRENT_LIFECYCLE
+from components.dataset import KEPT_BUCKET_WARNING, NONCURRENT_LIFECYCLE
 from tunifolk.local_gcs import noncurrent_generations
 
 pytestmark = pytest.mark.slow
@@ -70,3 +71,27 @@ def test_the_dataset_bucket_expires_old_versions() -> None:
     assert all(rule["action"] == {"type": "Delete"} for rule in NONCURRENT_LIFECYCLE)
     assert {"days_since_noncurrent_time": 30} in conditions
     assert {"num_newer_versions": 3, "with_state": "ARCHIVED"} in conditions
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_a_stack_that_keeps_its_bucket_is_told_at_preview_that_destroy_will_stop(
+    keep: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`tunifolk:forceDestroyBucket: false` is the user's to set; the bucket is versioned, so destroy then
+    stops on GCS's 409 (the test above). The program says so in one warning line naming both fixes,
+    and says nothing with the default."""
+    from mocked_program import run_program, stack_config
+
+    config = stack_config("dev")
+    if keep:
+        config["tunifolk:forceDestroyBucket"] = "false"
+    with caplog.at_level(logging.WARNING):
+        _mocks, monitor, _, _ = run_program(config)
+    (bucket,) = [r for r in monitor.requests if r.type == "gcp:storage/bucket:Bucket"]
+    assert bucket.object["forceDestroy"] is not keep
+    said = [r.getMessage() for r in caplog.records if "forceDestroyBucket" in r.getMessage()]
+    if not keep:
+        assert said == []
+        return
+    assert said == [KEPT_BUCKET_WARNING] and "\n" not in said[0]
+    assert "pulumi config set tunifolk:forceDestroyBucket true" in said[0] and "--all-versions" in said[0]

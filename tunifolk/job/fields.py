@@ -458,7 +458,7 @@ STACK_SETTINGS: tuple[Field, ...] = (
     Field(
         Stack.FORCE_DESTROY_BUCKET,
         Kind.BOOL,
-        "let destroy delete the bucket with old object versions",
+        "let destroy delete the bucket with old object versions (false: destroy stops, warned at preview)",
         default=True,
     ),
     Field(
