@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorer import ledger
+from tunifolk.errors import TunifolkError, VertexError
 from tunifolk.ledger import names
 from tunifolk.vertex import VertexClient
 
@@ -109,6 +110,17 @@ def _param(value: Any) -> dict[str, Any]:
     return {"parameterType": {"type": kind}, "parameterValue": {"value": str(value)}}
 
 
+class LedgerMissing(TunifolkError):
+    """jobs.query's 404 `notFound`: the ledger's dataset (or its table) is not in the project. On one
+    line, naming the fix: `pulumi up` makes a stack's dataset, `--stack`/`--dataset` name another."""
+
+    def __init__(self, project: str, dataset: str, why: str) -> None:
+        super().__init__(
+            f"no rollout ledger {project}:{dataset} ({why}): `pulumi up` on the stack creates its dataset; "
+            "for another stack's ledger pass --stack NAME (or --dataset DATASET)"
+        )
+
+
 class LedgerReader:
     """Queries over the ledger of one project and dataset (a stack's `ledger_dataset` output, or
     `names.dataset_name(stack)`)."""
@@ -139,7 +151,12 @@ class LedgerReader:
     def rows(self, sql: str, *params: Any) -> Iterator[dict[str, Any]]:
         """Run `sql` (GoogleSQL; `?` parameters) and yield each row as a dict, page after page."""
         body = self.request_body(sql, *params)
-        page = self.client.request("POST", self.base, body=body, idempotent=False)
+        try:
+            page = self.client.request("POST", self.base, body=body, idempotent=False)
+        except VertexError as exc:
+            if not exc.not_found:
+                raise
+            raise LedgerMissing(self.project, self.dataset, exc.message) from None
         job = (page.get("jobReference") or {}).get("jobId", "")
         while True:
             fields = (page.get("schema") or {}).get("fields") or []

@@ -27,11 +27,22 @@ What is imitated, with its source (the BigQuery v2 REST reference):
 - The sink's schema for jsonPayload.subscores: a RECORD of every sub-score name seen (the sink adds a
   column per new field). UNCONFIRMED: which table rows a sink has written before a query (here:
   every record written so far, as if routing were instant).
+- Datasets, on the local stack (the gcp stand-in's records, `TUNIFOLK_STANDIN_DIR`): `defaultDataset`
+  names a dataset that must exist, a `gcp:bigquery/dataset:Dataset` record of the stand-in (its
+  project by ID or number); any other is BigQuery's 404 `notFound` (the error-messages page: "a
+  resource (a dataset, a table, or a job) that doesn't exist"; the message, "Not found: Dataset
+  P:D was not found in location L", UNCONFIRMED word for word). Its table holds only what the sinks
+  into it route: the records of the Cloud Run services their filters name
+  (`resource.labels.service_name`, `names.sink_filter`'s form), so a stack reads its own scorer's
+  records and not another stack's. A dataset no sink routes to answers no rows (on BigQuery the table
+  would not exist yet, UNCONFIRMED). With `TUNIFOLK_LEDGER_DIRS` set (the demo and the emulator-only
+  flow, where no stack made a dataset) every dataset name answers every record of those directories.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -48,7 +59,11 @@ from starlette.routing import Route
 
 from scorer import ledger
 from tunifolk import standin
+from tunifolk.job.names import local_project_number
 from tunifolk.ledger import names
+from tunifolk.standin import cloudrun
+from tunifolk.standin.ledger_kinds import Dataset, ProjectSink
+from tunifolk.standin.store import Store
 
 DIRS_ENV = "TUNIFOLK_LEDGER_DIRS"
 TABLE = names.TABLE
@@ -56,6 +71,10 @@ MAX_PAGE_BYTES = 10 * 1024 * 1024
 DEFAULT_PAGE_ROWS = 10_000
 KEPT_RESULTS = 16
 """Results kept for getQueryResults (the oldest is dropped first)."""
+RUN_SERVICE = "gcp:cloudrunv2/service:Service"
+SINK_DESTINATION = re.compile(r"^bigquery\.googleapis\.com/projects/([^/]+)/datasets/([A-Za-z0-9_]+)$")
+SINK_SERVICE = re.compile(r'resource\.labels\.service_name="([^"]*)"')
+"""The Cloud Run service a ledger sink's filter selects (`names.sink_filter` writes it)."""
 
 _PAYLOAD_TYPES = {
     ledger.JOB_ID: "VARCHAR",
@@ -90,25 +109,57 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-class Ledger:
-    """The sink's table over the ledger files, reloaded when a file has grown; and the results of
-    recent queries, for their later pages. Thread-safe (one lock; DuckDB work is short)."""
+def _same_project(a: str, b: str) -> bool:
+    return local_project_number(a) == local_project_number(b)
 
-    def __init__(self, dirs: list[Path]) -> None:
-        self.dirs = dirs
+
+class Ledger:
+    """The sink's table over the ledger files of the queried dataset, reloaded when a file has grown;
+    and the results of recent queries, for their later pages. Thread-safe (one lock; DuckDB work is
+    short). With `state` (the gcp stand-in's records) the datasets are the stand-in's; without, every
+    dataset is every file of `dirs`."""
+
+    def __init__(self, dirs: list[Path], state: Path | None = None) -> None:
+        self.dirs, self.state = dirs, state
         self._con = duckdb.connect()
         self._lock = threading.Lock()
         self._seen: tuple[tuple[str, int, int], ...] | None = None
         self._results: OrderedDict[str, tuple[list[dict[str, Any]], list[list[Any]]]] = OrderedDict()
 
-    def files(self) -> list[Path]:
-        out: list[Path] = []
-        for d in self.dirs:
-            out += sorted(p for p in d.glob("*") if p.suffix in (".stdout", ".log") and p.is_file())
-        return out
+    def files(self, project: str = "", dataset: str | None = None) -> list[Path]:
+        """The ledger files behind `project`'s `dataset`: every file of the directories without
+        `state`; else those of the services its sinks route, and a 404 for a dataset that does not exist."""
+        if self.state is None:
+            out: list[Path] = []
+            for d in self.dirs:
+                out += sorted(p for p in d.glob("*") if p.suffix in (".stdout", ".log") and p.is_file())
+            return out
+        if dataset is None:  # no defaultDataset: no table the stand-in can name
+            return []
+        store = Store(self.state)
+        found = [
+            r
+            for r in store.all(Dataset.token)
+            if r.inputs.get("datasetId") == dataset
+            and _same_project(str(r.inputs.get("project", "")), project)
+        ]
+        if not found:
+            raise QueryError(
+                404, "notFound", f"Not found: Dataset {project}:{dataset} was not found in location US"
+            )
+        services = set()
+        for sink in store.all(ProjectSink.token):
+            match = SINK_DESTINATION.match(str(sink.inputs.get("destination", "")))
+            if match and match.group(2) == dataset and _same_project(match.group(1), project):
+                services.update(SINK_SERVICE.findall(str(sink.inputs.get("filter", ""))))
+        logs = [
+            cloudrun.log_file(self.state, r.id)
+            for r in store.all(RUN_SERVICE)
+            if r.inputs.get("name") in services and _same_project(str(r.inputs.get("project", "")), project)
+        ]
+        return [p for p in logs if p.is_file()]
 
-    def _refresh(self) -> None:
-        files = self.files()
+    def _refresh(self, files: list[Path]) -> None:
         seen = tuple((str(p), (s := p.stat()).st_size, s.st_mtime_ns) for p in files)
         if seen == self._seen:
             return
@@ -154,8 +205,9 @@ class Ledger:
         params = [_param(p) for p in request.get("queryParameters") or []]
         if request.get("parameterMode", "POSITIONAL") != "POSITIONAL" and params:
             raise QueryError(400, "invalidQuery", "the stand-in takes positional (?) parameters only")
+        where = request.get("defaultDataset") or {}
         with self._lock:
-            self._refresh()
+            self._refresh(self.files(str(where.get("projectId") or project), where.get("datasetId")))
             try:
                 rel = self._con.sql(sql, params=params or None)
                 if rel is None:
@@ -275,9 +327,16 @@ def ledger_dirs() -> list[Path]:
     return [standin.state_dir() / "run"]
 
 
+def default_ledger() -> Ledger:
+    """`TUNIFOLK_LEDGER_DIRS`' files for any dataset when it is set, else the gcp stand-in's datasets."""
+    if os.environ.get(DIRS_ENV, "").strip():
+        return Ledger(ledger_dirs())
+    return Ledger(ledger_dirs(), state=standin.state_dir())
+
+
 def routes(book: Ledger | None = None) -> list[Route]:
-    """The two BigQuery routes, over `book` (the ledger directories' by default)."""
-    kept = book or Ledger(ledger_dirs())
+    """The two BigQuery routes, over `book` (`default_ledger()` when not given)."""
+    kept = book or default_ledger()
 
     async def query(request: Request) -> Response:
         try:

@@ -56,6 +56,11 @@ def _files(state: Path, service_id: str, role: str = "scorer") -> tuple[Path, Pa
     return run / f"{role}-{key}.pid", run / f"{role}-{key}.log"
 
 
+def log_file(state: Path, service_id: str) -> Path:
+    """The service's log: its scorer's stdout and stderr, as Cloud Run hands them to Cloud Logging."""
+    return _files(state, service_id)[1]
+
+
 def _ours(pid: int, module: str = SCORER_MODULE) -> bool:
     """The pid is alive and runs `python -m module` (not a recycled pid of some other program)."""
     try:
