@@ -14,6 +14,7 @@ import re
 import unicodedata
 
 from scorer.arabic import normalize_arabic
+from scorer.text import NOT_LATIN_BYTES
 
 _HIDDEN_CHARS = re.compile(
     "[\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u202a-\u202e\u2066-\u2069\u00ad"
@@ -103,22 +104,44 @@ _TRIGGERS = frozenset(
 slash, for `10/10`), so a poem pays a set lookup per Latin word instead of a case-folded scan."""
 
 
+assert all(set(w) & set("abcdefghjklmnopqrstuvwxyz") for w in (*_TRIGGERS, "color"))
+
+_HIDDEN_HIGH_BYTES_OK = b"\x00\x06"
+"""High bytes (UTF-16) of the characters of most poems: Latin-1 and the Arabic block. `_HIDDEN_CHARS`
+names U+00AD in the first and nothing in the second."""
+
+
+def _may_hide(raw: str) -> bool:
+    """Whether ``raw`` may hold one of `_HIDDEN_CHARS`: it holds U+00AD, or a character beyond
+    Latin-1 and the Arabic block (a surrogate pair's halves are too). Three C passes over the text
+    decide most poems, where the character class would be tried at every character."""
+    if "\xad" in raw:
+        return True
+    return bool(raw.encode("utf-16-le", "surrogatepass")[1::2].translate(None, _HIDDEN_HIGH_BYTES_OK))
+
+
 def reader_text(raw: str) -> str:
     """What in the raw response is aimed at another reader ("" if nothing): the first sign found.
     Words are matched after NFKC, so fullwidth or styled letters (ｇｒａｄｅｒ, 𝐣𝐮𝐝𝐠𝐞) read as they
     look; the invisible characters are looked for first, in the text as sent."""
-    m = _HIDDEN_CHARS.search(raw)
-    if m is None and any(c in raw for c in _MARKS):
-        m = _MARKS_IN_WORDS.search(raw)
-    if m:
-        return f"invisible characters ({m.group(0)!r})"
-    if not raw.isascii():
+    if raw.isascii():
+        m = None  # every character `_HIDDEN_CHARS` and `_MARKS` name lies beyond ASCII
+    else:
+        m = _HIDDEN_CHARS.search(raw) if _may_hide(raw) else None
+        if m is None and any(c in raw for c in _MARKS):
+            m = _MARKS_IN_WORDS.search(raw)
+        if m:
+            return f"invisible characters ({m.group(0)!r})"
         raw = unicodedata.normalize("NFKC", raw)
-    if "<" in raw or "color" in raw.lower():
+    # After NFKC the one character beyond ASCII that lowers to an ASCII letter is İ (to i): "color"
+    # and every trigger word hold another ASCII letter (checked at import), so a text without an
+    # ASCII letter (a poem in Arabic script) can match neither, and is not lowered or searched.
+    low = raw.lower() if raw.encode("ascii", "ignore").translate(None, NOT_LATIN_BYTES) else ""
+    if "<" in raw or "color" in low:
         m = _HIDDEN_MARKUP.search(raw)
         if m:
             return f"hidden markup ({m.group(0)[:24]!r})"
-    if "/" in raw or not _TRIGGERS.isdisjoint(_LATIN_WORD.findall(raw.lower())):
+    if "/" in raw or (low and not _TRIGGERS.isdisjoint(_LATIN_WORD.findall(low))):
         m = _TO_A_JUDGE.search(raw)
         if m:
             return f"words to a judge ({m.group(0)[:24]!r})"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -289,11 +290,7 @@ def _language_gate(poem: Poem, arabizi: bool, refrain: bool) -> float:
     last word is not a word; and less as it repeats earlier hemistichs (`_copy_share`). The mean
     worth over LANG_FULL (capped at 1) multiplies the quality. `refrain`: the form repeats a line
     verbatim, so a verbatim repeat is the refrain's business, not a copy."""
-    known = is_arabizi_word if arabizi else is_arabic_word
-
-    def word(w: str) -> bool:
-        return known(w) and not is_piece(w)
-
+    word = (_ARABIZI_WORDS if arabizi else _ARABIC_WORDS).__getitem__
     seen = _Seen()
     total = copied = 0.0
     units = 0
@@ -314,7 +311,7 @@ def _language_gate(poem: Poem, arabizi: bool, refrain: bool) -> float:
                 # knows 99 % of real words, an unknown one halves the hemistich; in Arabizi, whose
                 # lexicon knows about 90 % of real tokens, it costs what an unknown body word costs
                 worth *= 1.0 - (1.0 - RHYME_UNKNOWN if not arabizi else 1.0 / (len(body) + 1))
-            if len(body) >= 3 and all(map(is_function_word, body)):
+            if len(body) >= 3 and all(map(_FUNCTION_WORDS.__getitem__, body)):
                 continue  # particles and pronouns only: the line says nothing
             folded = [arabizi_fold(w) for w in h] if arabizi else h
             if n >= 4 and _rhyme_list(folded):
@@ -328,6 +325,43 @@ def _language_gate(poem: Poem, arabizi: bool, refrain: bool) -> float:
     return max(0.0, min(1.0, total / units / LANG_FULL) - max(0.0, copied - COPY_FREE) / units)
 
 
+class _Verdicts(dict):
+    """word → a per-word verdict, filled on first use: the language gate asks about every word of
+    every hemistich (a poem's vocabulary repeats, and a run's too), so ``map(table.__getitem__, …)``
+    answers from a dict in C instead of a Python call per word. Cleared when it grows past
+    VERDICTS_MAX (adversarial vocabularies), like the lexicon's own bounded caches."""
+
+    __slots__ = ("judge",)
+
+    def __init__(self, judge: Callable[[str], bool]) -> None:
+        super().__init__()
+        self.judge = judge
+
+    def __missing__(self, w: str) -> bool:
+        if len(self) >= VERDICTS_MAX:
+            self.clear()
+        v = self[w] = self.judge(w)
+        return v
+
+
+VERDICTS_MAX = 1 << 16
+
+
+def _arabic_word(w: str) -> bool:
+    """A word of Arabic script: the lexicon knows it and it is no piece of one (`scorer.wordshape`)."""
+    return is_arabic_word(w) and not is_piece(w)
+
+
+def _arabizi_word(w: str) -> bool:
+    """A word of Arabizi: the lexicon knows it and it is no piece of one (`scorer.wordshape`)."""
+    return is_arabizi_word(w) and not is_piece(w)
+
+
+_ARABIC_WORDS = _Verdicts(_arabic_word)
+_ARABIZI_WORDS = _Verdicts(_arabizi_word)
+_FUNCTION_WORDS = _Verdicts(is_function_word)
+
+
 def _rhyme_list(words: list[str]) -> bool:
     """A hemistich that is a list of rhyming words, not a sentence: two or more other words of its
     body end as its last word ends (same two last letters) and make half of its words of three
@@ -337,10 +371,14 @@ def _rhyme_list(words: list[str]) -> bool:
     tail, ident = end[-2:], rhyme_identity(end)
     body = words[:-1]
     long = [w for w in body if len(w) >= 3]
-    rhyming = sum(1 for w in long if w.endswith(tail) and rhyme_identity(w) != ident)
+    rhyming = 0
+    for w in long:  # a loop, not sum() over a generator: this runs for most hemistichs
+        if w.endswith(tail) and rhyme_identity(w) != ident:
+            rhyming += 1
     if rhyming >= 2 and 2 * rhyming >= len(long):
         return True
-    if len(long) < 3:
+    # the second test needs three distinct long words making two thirds of the body
+    if len(long) < 3 or 3 * len(long) < 2 * len(body):
         return False
     tails: dict[str, int] = {}
     for w in set(long):  # one word repeated is babble, the babble penalty's business
@@ -378,7 +416,7 @@ class _Seen:
                 share = 1.0
             pairs = list(itertools.pairwise(body))
             if share < 1.0 and len(pairs) >= OVERLAP_MIN_PAIRS:
-                old = sum(1 for p in pairs if p in self.pairs) / len(pairs)
+                old = sum(map(self.pairs.__contains__, pairs)) / len(pairs)
                 share = min(1.0, max(0.0, (old - OVERLAP_FROM) / (OVERLAP_FULL - OVERLAP_FROM)))
             self.pairs.update(pairs)
             self.bags.add(bag)

@@ -407,7 +407,7 @@ def parse_poem(text: str) -> Poem:
     poem.poem_chars = len(joined)
     poem.arabic_letters = _count_arabic_letters(joined)
     # the ASCII letters: the ASCII bytes without the others
-    poem.latin_letters = len(joined.encode("ascii", "ignore").translate(None, _NOT_LATIN_BYTES))
+    poem.latin_letters = len(joined.encode("ascii", "ignore").translate(None, NOT_LATIN_BYTES))
     return poem
 
 
@@ -466,7 +466,8 @@ def _arabic_letters_not_starting(words: str) -> frozenset[str]:
 
 _NO_LABEL_START = _arabic_letters_not_starting(_LABEL_WORDS)
 _NO_PROSE_LEAD_START = _arabic_letters_not_starting(_PROSE_LEAD_WORDS)
-_NOT_LATIN_BYTES = bytes(c for c in range(256) if not (65 <= c <= 90 or 97 <= c <= 122))
+NOT_LATIN_BYTES = bytes(c for c in range(256) if not (65 <= c <= 90 or 97 <= c <= 122))
+"""Every byte but the ASCII letters'; ``bytes.translate(None, NOT_LATIN_BYTES)`` keeps the letters."""
 _SIGN_START = frozenset("-–—~bpsBPSfFtTeEبشكتا([")
 _NUMERAL_START = frozenset("0123456789٠١٢٣٤٥٦٧٨٩([IVXLC")
 
