@@ -334,7 +334,7 @@ def rhyme_identity(word: str) -> str:
     word. A one-letter Arabizi clitic comes off only when what is left is a known word and the
     whole is not one (wdar is dar; blad, wled and b3id stay words of their own). A stem must keep
     three letters after a one-letter clitic (باب is not ب + اب), two after a longer one."""
-    key = rhyme_key(word)
+    key = rhyme_key(_latin_article(word) if word[:1].isascii() else word)
     w = key.word
     if not w:
         return ""
@@ -348,6 +348,32 @@ def rhyme_identity(word: str) -> str:
                 continue
             return w[len(c) :]
     return w
+
+
+_SUN_LETTERS = frozenset(("t", "d", "r", "z", "s", "n", "l", "th", "dh", "ch", "sh"))
+"""Arabizi spellings of the sun letters, the ones the article assimilates to (ed-dar, ech-chams);
+the moon letters keep it (el-bab)."""
+
+
+def _latin_article(word: str) -> str:
+    """An Arabizi word without the article assimilated to a sun letter, which the fold would blur
+    into the word (``ed-dar``, ``eddar``, ``wech-chams``, ``es-sma`` are ``dar``, ``chams``, ``sma``):
+    an optional clitic (w f b l k), ``e``/``a``, then a sun letter written twice, with or without a
+    hyphen between. Without the hyphen only when two letters are left after the copy."""
+    s = word.lower()
+    i = 1 if len(s) > 2 and s[0] in "wfblk" and s[1] in "ea" else 0
+    if s[i : i + 1] not in ("e", "a"):
+        return word
+    rest = s[i + 1 :]
+    for n in (2, 1):
+        c = rest[:n]
+        if c not in _SUN_LETTERS:
+            continue
+        if rest[n : n + 1] in ("-", "'") and rest[n + 1 :].startswith(c):
+            return rest[n + 1 :]
+        if rest[n:].startswith(c) and len(rest) - n >= n + 2:
+            return rest[n:]
+    return word
 
 
 def _latin_known(stem: str) -> bool:

@@ -62,6 +62,8 @@ def drop_title(blocks: list[list[Line]], marked: bool, dropped: dict[str, int]) 
     first = b0[0]
     if len(first.hemis) != 1 or len(first.words) > TITLE_WORDS or len(first.halves) >= 2:
         return
+    if not marked and len(blocks) == 1 and _hemistich_pairs(b0):
+        return
     if len(blocks) >= 2 and len(b0) == 1:
         count_dropped(dropped, "title", len(blocks.pop(0)[0].text))
         return
@@ -70,6 +72,17 @@ def drop_title(blocks: list[list[Line]], marked: bool, dropped: dict[str, int]) 
     nxt = b0[1]
     if marked or len(nxt.halves) >= 2 or _rhymes_with_none(first, b0[1:4]):
         count_dropped(dropped, "title", len(b0.pop(0).text))
+
+
+def _hemistich_pairs(lines: list[Line]) -> bool:
+    """Bayts written a hemistich per line: an even number of lines (four at least), none with a
+    caesura, whose second, fourth, sixth … lines keep one rhyme (three in four agree with the
+    second). The first line is a first hemistich, not a title, though it rhymes with none below."""
+    if len(lines) < 4 or len(lines) % 2 or any(len(ln.halves) >= 2 for ln in lines):
+        return False
+    seconds = [rhyme_key(ln.last_word) for ln in lines[1::2]]
+    agree = sum(similarity(seconds[0], k) >= 0.5 for k in seconds[1:])
+    return 4 * agree >= 3 * (len(seconds) - 1)
 
 
 def _rhymes_with_none(first: Line, others: list[Line]) -> bool:

@@ -28,6 +28,10 @@ a gsim scores ≤ 0.3); a line or two off it already cost their share of the sub
 REFRAIN_GATE_FLOOR = 0.5
 """An asked-for refrain multiplies the quality by FLOOR + (1 − FLOOR) × the share of stanzas that
 carry it: left out, half the form; missing once in five stanzas, 0.9."""
+OWN_REFRAIN = 0.9
+"""A refrain line of the poet's own (the same line closing most stanzas, in the poem-wide rhyme, but
+not the opening's first half-line the instruction asks for) is a traditional variant: it counts as
+the refrain at this share of the credit."""
 
 
 def _gate(sub: dict[str, float], factor: float) -> None:
@@ -229,6 +233,28 @@ def _heads(words: list[str]) -> frozenset[str]:
 REFRAIN_HEAD_WORDS = 12
 
 
+def _own_refrain(
+    blocks: list[list[Line]],
+    heads: frozenset[str],
+    refrains: list[tuple[str, int, str, str]],
+    main_keys: list[RhymeKey],
+    min_letters: float,
+) -> str | None:
+    """The poet's own refrain: when no stanza ends on the opening's first half-line, the line that
+    closes at least two thirds of the stanzas (two at least), in the poem-wide rhyme, and is a
+    half-line at least (``min_letters``: a two-word stub like ``يا دار`` is no refrain); else None.
+    A line of the opening sung as the refrain (its second half) is found here too."""
+    lasts = [b[-1] for b in blocks if len(b) >= 2 and len(b[-1].key) >= min_letters]
+    if len(lasts) < 2 or not main_keys or any(ln.key in heads or _is_copy(ln.key, refrains) for ln in lasts):
+        return None
+    for cand in lasts[: len(lasts) - 1]:
+        same = sum(_same_line(cand.key, ln.key) for ln in lasts)
+        if same >= 2 and 3 * same >= 2 * len(blocks):
+            end = rhyme(cand.halves[-1][-1] if cand.halves else cand.last_word)
+            return cand.key if rhyme_similarity(end, main_keys[0]) >= 0.5 else None
+    return None
+
+
 @dataclass(slots=True)
 class Ends:
     """Rhyme-position words in order (for īṭāʾ), all scored lines, and refrain lines."""
@@ -286,10 +312,18 @@ def score_strophic(
     sizes: list[int] = []
     refrain_ok = 0
     refrain_extra = 0
+    refrain_credit = 1.0
     end_words: list[str] = [w[-1] for w in opening[1:] if w]  # hemistich 1 is the refrain source
     segs_all: list[list[str]] = list(opening)
     lines_all: list[Line] = []
     refrains = _refrains([r for r in refrain_texts if r])
+    own = None
+    if refrain_mode != "no" and refrain_texts:
+        own = _own_refrain(blocks, refrain_heads, refrains, main_keys, 0.6 * len(refrain_texts[0]))
+    if own is not None:
+        refrain_heads, refrains = frozenset(), _refrains([own])
+        if not any(_same_line(own, letters_only(" ".join(w))) for w in opening):
+            refrain_credit = OWN_REFRAIN
     for block in blocks:
         lines = list(block)
         if refrain_texts:
@@ -362,7 +396,7 @@ def score_strophic(
         sub["size"] = 0.0
 
     if spec.refrain != "none":
-        share = refrain_ok / n if n else 0.0
+        share = refrain_credit * refrain_ok / n if n else 0.0
         if refrain_mode == "yes":
             sub["refrain"] = share
             _gate(sub, REFRAIN_GATE_FLOOR + (1.0 - REFRAIN_GATE_FLOOR) * share)

@@ -397,11 +397,15 @@ def parse_poem(text: str) -> Poem:
         # a credit line under a leading title (``الصبر`` / ``بقلم: محمد``), apart from the poem
         count_dropped(dropped, "signature", len(lines.pop(1).text))
         gaps.pop(1)
+        titled = True  # the line above a credit is a title, whatever the spacing below it
+    else:
+        titled = False
     blocks = blocks_of(lines, gaps)
     if blocks:
         drop_signature(blocks, dropped)
         # markup marks a title only where it sets the first line apart (not on every line)
-        drop_title(blocks, bool(marks) and marks[0] and not (len(marks) > 1 and marks[1]), dropped)
+        marked = titled or (bool(marks) and marks[0] and not (len(marks) > 1 and marks[1]))
+        drop_title(blocks, marked, dropped)
     poem.blocks = [b for b in blocks if b]
     joined = "\n".join([ln.text for b in blocks for ln in b])
     poem.poem_chars = len(joined)

@@ -177,6 +177,10 @@ def _render(kind: str) -> Callable[[Blocks, dict[str, str]], str]:
                 "| " + " | ".join(h.strip() for h in _CAESURA.split(ln)) + " |" for b in blocks for ln in b
             ]
             return "\n".join([head, "|---|---|", *rows])
+        if kind == "hemistich lines":  # a bayt's halves each on a line of their own
+            if strophic or not all(len(_CAESURA.split(ln)) == 2 for b in blocks for ln in b):
+                return render_plain(blocks, refs)
+            return "\n".join(h.strip() for b in blocks for ln in b for h in _CAESURA.split(ln))
         if kind == "plain" or not strophic:
             if kind == "spaced":
                 return "\n\n".join("\n\n".join(b) for b in blocks)
@@ -195,7 +199,10 @@ def _render(kind: str) -> Callable[[Blocks, dict[str, str]], str]:
 
 
 render_plain = _render("plain")
-RENDERS = {k: _render(k) for k in ("plain", "spaced", "⁂", "***", "* * *", "numbered", "one line", "table")}
+RENDERS = {
+    k: _render(k)
+    for k in ("plain", "spaced", "⁂", "***", "* * *", "numbered", "one line", "table", "hemistich lines")
+}
 
 # --- the frame: text -> text -----------------------------------------------------------------------------
 
@@ -333,6 +340,51 @@ def test_an_asked_refrain_pays_for_every_stanza_without_it(poem: tuple[str, str,
     r_never = _reward("\n\n".join("\n".join(b) for b in never), refs)
     assert 0.2 <= r_once <= min(0.9, PLAIN[name] - 0.02), (name, PLAIN[name], r_once)
     assert r_never <= 0.3, (name, r_never)
+
+
+@pytest.mark.parametrize("poem", [c for c in CORPUS if c[2].get("refrain") == "yes"], ids=lambda c: c[0])
+def test_a_refrain_of_the_opening_second_half_pays_and_a_stub_does_not(
+    poem: tuple[str, str, dict[str, str]],
+) -> None:
+    """The opening's second half sung after every stanza is a refrain (a traditional variant of the
+    first half the instruction asks for); a two-word stub after every stanza is none: it pays as
+    much as a refrain left out everywhere, less than the poem."""
+    name, text, refs = poem
+    blocks = _blocks(text)
+    refrains = _refrains(blocks)
+    halves = _CAESURA.split(blocks[0][0])
+    second = halves[-1].strip() if len(halves) == 2 else blocks[0][1]
+    stub = " ".join(second.split()[-2:])
+
+    def sung(line: str) -> str:
+        body = [[ln for ln in b if ln not in refrains] + [line] for b in blocks[1:]]
+        return "\n\n".join("\n".join(b) for b in [blocks[0], *body])
+
+    assert _reward(sung(second), refs) >= PLAIN[name] - TOLERANCE, name
+    assert _reward(sung(stub), refs) <= min(0.3, PLAIN[name] - 0.5), name
+
+
+def test_an_arabizi_rhyme_word_is_one_word_with_the_article_assimilated() -> None:
+    """ed-dar, eddar, wed-dar and dar are one rhyme word (īṭāʾ when it comes back); the article
+    assimilates to sun letters only, so ammar (a name, m is a moon letter) is not mar."""
+    from scorer.arabic import rhyme_identity
+
+    for words in (("ed-dar", "eddar", "wed-dar", "dar", "el-dar"), ("ech-chams", "chams"), ("ellil", "lil")):
+        assert len({rhyme_identity(w) for w in words}) == 1, words
+    assert rhyme_identity("ammar") != rhyme_identity("mar")
+    assert rhyme_identity("el-bab") == rhyme_identity("bab")
+    bayts = [
+        "ya zitouna 9dima fi wost ed-dar ** ghrasek jeddi ki ken sghar",
+        "3taitina zit w 3taitina dhell ** w 3ichna ta7tek fi wost {}",
+        "ki yji ech-chta nlammou el 7abb ** w nghanniw m3a l'3ayla w el jar",
+        "w ommi t3asser fil ma3sra ** w er-ri7a tfou7 fi kol {}",
+        "ya zitouna ya 3omr ed-dar ** rabbi y5allik b3ezz w wa9ar",
+    ]
+    refs = {"form": "qasida", "script": "arabizi", "stanzas": "5"}
+    fresh = score("\n".join(bayts).format("ed-dar", "nhar"), refs)
+    reused = score("\n".join(bayts).format("ed-dar", "dar"), refs)
+    assert fresh.subscores.get("p_ita", 0) == 0, fresh
+    assert reused.subscores.get("p_ita", 0) > 0 and reused.reward < fresh.reward, (fresh, reused)
 
 
 def test_arabizi_glide_rhymes_read_as_the_arabic_script_does() -> None:
