@@ -196,12 +196,20 @@ _LABEL = itemgetter(1)
 
 
 def _verdict(order: tuple[str, ...], hits: list[Hit]) -> Variety:
-    """Sum the votes; the plurality variety wins. A tie at the top that includes Derja goes to
+    """Sum the votes (a Derja-only marker word once, every other vote per use); the plurality
+    variety wins. A tie at the top that includes Derja goes to
     Derja when it has a marker of its own, else it is ``unknown`` (مش and ايه alone are Tunisian,
     Egyptian and Levantine alike); a tie between other varieties goes by ``order``."""
     counts = dict.fromkeys(order, 0.0)
     own = 0.0
-    for vote, _ in hits:
+    seen: set[str] = set()
+    for vote, label in hits:
+        # a Derja-only marker counts once, however often it comes: برشا after every line of an
+        # Egyptian poem is one word of evidence, not ten (round 5); another variety's count per use
+        if vote[0][0] == DERJA and len(vote) == 1:
+            if label in seen:
+                continue
+            seen.add(label)
         if len(vote) == 1:
             v, weight = vote[0]
             counts[v] += weight

@@ -162,7 +162,23 @@ def test_adding_derja_markers_never_lowers_the_share(base: list[str], added: lis
     before = detect(base, "arabic")
     after = detect(base[:at] + added + base[at:], "arabic")
     assert after.derja >= before.derja
-    assert after.counts[DERJA] > before.counts[DERJA]
+    assert after.counts[DERJA] >= before.counts[DERJA]
+    if set(added) - set(base):  # a marker new to the poem adds evidence; one said again does not
+        assert after.counts[DERJA] > before.counts[DERJA]
+    else:
+        assert after.counts[DERJA] == before.counts[DERJA]
+
+
+@pytest.mark.parametrize("other", sorted(SWAPS))
+def test_one_derja_marker_said_again_does_not_outweigh_another_variety(other: str) -> None:
+    """The round-5 laundering: another variety's poem with one Tunisian marker after every line.
+    Said once or after every line, the marker is one word of evidence; the poem stays the other
+    variety's, below the variety gate's zero."""
+    lines = [" ".join(SWAPS[other].get(w, w) for w in ln.split()) for ln in POEM_TEXT.split("\n")]
+    once = detect(words("\n".join(lines) + " ياسر"), "arabic")
+    salted = detect(words("\n".join(ln + " ياسر" for ln in lines)), "arabic")
+    assert salted.counts == once.counts and salted.derja == once.derja, (once, salted)
+    assert salted.variety == other, salted
 
 
 @settings(max_examples=200, deadline=None)
