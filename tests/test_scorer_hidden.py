@@ -145,7 +145,7 @@ MUTHALLATH = (SAMPLES / "muthallath.txt").read_text(encoding="utf-8")
 REFS = {"form": "muthallath", "script": "arabic"}
 
 
-def _in_presentation_forms(text: str, every: int) -> str:
+def in_presentation_forms(text: str, every: int) -> str:
     """``text`` with every ``every``-th Arabic letter written as its isolated presentation form: it
     reads the same after NFKC (the scorer's own fold), as rounds 1 and 5 sent it (r1-213, r5-144)."""
     out, n = [], 0
@@ -159,11 +159,11 @@ def _in_presentation_forms(text: str, every: int) -> str:
 
 
 @pytest.mark.parametrize("every", [1, 2, 6])
-def test_a_poem_in_presentation_forms_is_not_paid(every: int) -> None:
+def test_a_poemin_presentation_forms_is_not_paid(every: int) -> None:
     """All letters (r1-213), half, one in six (r5-144 has 16 %): the poem reads the same to the rhyme
     and the lexicon, so only the lookalike gate stands between it and the plain poem's reward."""
     plain = score(MUTHALLATH, REFS)
-    got = score(_in_presentation_forms(MUTHALLATH, every), REFS)
+    got = score(in_presentation_forms(MUTHALLATH, every), REFS)
     assert plain.reward > 0.8
     assert got.reward <= 0.0, got.reason
     assert got.subscores["lookalike"] == 0.0
