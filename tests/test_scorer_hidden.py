@@ -3,16 +3,19 @@ used, never in a genuine poem, and the cheap prefilters never hide a match from 
 
 from __future__ import annotations
 
+import time
 import unicodedata
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_scorer_linear import MALZUMA, PER_CHAR_BOUND, _cpu
 
 from scorer import hidden
 from scorer.arabic import normalize_arabic
 from scorer.score import score
+from scorer.text import MAX_CHARS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
 POEM = (SAMPLES / "malzuma.txt").read_text(encoding="utf-8")
@@ -194,3 +197,20 @@ def test_the_lookalike_gate_ramps_from_two_to_ten_per_cent() -> None:
     assert gate(10, 90) == 0.0 == gate(1)
     assert gate(3, 97) > gate(4, 96) > gate(8, 92) > gate(9, 91)
     assert gate(0, 50, signs=50) == 1.0  # word signs are not counted as lookalike letters
+
+
+@pytest.mark.parametrize(
+    "unit", ["rhyme ", "rhyme is the ", "el chakl w ", "perfect ", "rhyme: : : ", "القافية ", "الشكل والشكل "]
+)
+def test_the_claim_patterns_cost_no_more_per_character_than_a_poem(unit: str) -> None:
+    """A text of craft words with no claim makes `_FORM_CLAIM` try its bounded gap at every word, the
+    worst it can do: still linear, under `PER_CHAR_BOUND` times a poem's scoring time per character
+    (measured here at about half of it)."""
+    per_char = _cpu(MALZUMA, repeat=5) / len(MALZUMA)
+    s = unit * (MAX_CHARS // len(unit))
+    best = float("inf")
+    for _ in range(2):
+        t0 = time.process_time()
+        hidden.reader_text(s)
+        best = min(best, time.process_time() - t0)
+    assert best / len(s) <= PER_CHAR_BOUND * per_char, f"{unit!r}: {best / len(s) / per_char:.0f}× a poem"
