@@ -2,10 +2,12 @@
 
 The autorater (the run's `poetic_quality` reward) reads the raw response, while the structure reward
 reads the poem the parser finds in it. Whatever the parser drops is therefore a free channel to the
-judge: a comment, a hidden span, zero-width characters, a line telling "the grader" what to give. A
-poem has no use for any of it, so its presence scores the response ≤ 0 (docs/scorer.md, "One
-text"). Patterns run on the raw text, case-insensitively, and each is linear (literal alternations,
-no nested quantifiers).
+judge: a comment, a hidden span, zero-width characters, a line telling "the grader" what to give, a
+line telling it that the rhyme and the form are right. A poem has no use for any of it, so its
+presence scores the response ≤ 0 (docs/scorer.md, "One text"). Patterns run on the raw text,
+case-insensitively, and each is linear (literal alternations, no nested quantifiers, gaps bounded).
+Letters written in presentation forms, which read as the poem but are not its letters, are measured
+here too (`lookalike_gate`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from scorer.arabic import normalize_arabic
+from scorer.arabic import _PRESENTATION, normalize_arabic
 from scorer.text import NOT_LATIN_BYTES
 
 _HIDDEN_CHARS = re.compile(
@@ -56,7 +58,7 @@ _TO_A_JUDGE = re.compile(
     r"|\bdonne[rz]?\s++(?:la\s++)?note\b"
     r"|\b(?:rate|rated|rating)\b|\b\d{1,3}\s*+/\s*+(?:10|100|5)\b"
     r"|\b(?:3achra|3ach|\d{1,3})\s++3(?:la|al)\s++(?:3achra|3ach|\d{1,3})\b"
-    r"|\ba?3tini\s++(?:el\s++)?(?:3achra|3ach|\d|note|noqta|no9ta)"
+    r"|\ba?3ti(?:ni|h|ha|hom)\s++(?:el\s++)?(?:3achra|3ach|\d|note|noqta|no9ta)"
     # the poem's own worth, claimed to whoever marks it
     r"|\bout\s++of\s++(?:ten|10|a\s++hundred|100)\b|\bdeserves?+\s++(?:the\s++|a\s++)?(?:maximum|max|top|full"
     r"|highest|best|perfect)|\bflawless\b|\bmasterpiece\b|\btop\s++(?:quality|marks?+|score|grade)\b"
@@ -75,7 +77,7 @@ _TO_A_JUDGE_AR = re.compile(
     # Derja: "ten out of ten", "give me ten", "O you who read (and mark) this"
     "|(?:عشره|عشرين|ميه) (?:على|علي|من) (?:عشره|عشرين|ميه)"
     "|(?<![\\w])[0-9٠-٩]{1,3} ?(?:على|علي|من) ?[0-9٠-٩]{1,3}(?![\\w])"
-    "|ا?عطيني (?:ال)?(?:عشره|علامه|نقطه|العلامه|النقطه|[0-9٠-٩])"
+    "|ا?عطي(?:ني|ه|ها|هم) (?:ال)?(?:عشره|علامه|نقطه|العلامه|النقطه|[0-9٠-٩])"
     "|تستاهل (?:ال)?(?:عشره|علامه|نقطه|[0-9٠-٩])|يا اللي تقر[اي] |يا اللي تصحح|يا قارئ"
     "|(?:اعلي|اعلى|اكبر|احسن) (?:عدد|علامه|نقطه|درجه|تقييم)|الامتياز"
     "|(?:تستاهل|تستحق) (?:اعلي|اعلى|الامتياز|العلامه|الدرجه)"
@@ -83,13 +85,75 @@ _TO_A_JUDGE_AR = re.compile(
 """The same in Arabic script, as `normalize_arabic` writes it (ة → ه, hamzas on alef → ا)."""
 _AR_KEYS = (
     "المحكم", "التحكيم", "المصحح", "الاصطناعي", "نموذج", "كامله", "درجه", "علامه", "نقطه", "تجاهل",
-    "القصيده", "عشره", "عشرين", "ميه", "عطيني", "تستاهل", "يا اللي", "قارئ", "عدد", "تقييم", "الامتياز",
+    "القصيده", "عشره", "عشرين", "ميه", "عطي", "تستاهل", "يا اللي", "قارئ", "عدد", "تقييم", "الامتياز",
     "تستحق",
 )  # fmt: skip
 """Every alternative of `_TO_A_JUDGE_AR` holds one of these (or a digit): the pattern runs only on a
 text that does, since trying its alternatives at every letter of a poem costs more than scoring it."""
 _DIGIT = re.compile("[0-9٠-٩]")
 
+
+# --- the poem's own form, claimed to whoever marks it ---------------------------------------------
+
+_GAP = "(?:[^\\w\\n✅✔☑]{1,6}+\\w{1,24}+){0,%d}?[^\\w\\n✅✔☑]{0,6}+"
+"""Up to so many words between a craft word and a claim on one line: possessive runs, bounded, so a
+try from one start costs at most a constant number of steps (the whole search stays linear); a check
+mark is a claim, never a separator. Arabic script allows one word between them, as a claim puts them
+side by side (`الشكل محترم`, `القوافي كلها صحيحة`) while a poem's line that holds both farther apart
+(`الشكل تبدّل والحال كامل`) is not one; English and French need a verb and an article (`the rhyme
+scheme is perfect`)."""
+
+
+def _claim(craft: str, claim: str, after: int, before: int, flags: int = 0) -> re.Pattern[str]:
+    """A craft word then a claim within ``after`` words (`القافية محترمة`, `the rhyme scheme is
+    perfect`), or a claim then a craft word within ``before`` (`perfect rhyme`, `كاملة الأبيات`)."""
+    return re.compile(f"(?:{craft}){_GAP % after}(?:{claim})|(?:{claim}){_GAP % before}(?:{craft})", flags)
+
+
+_CRAFT_AR = (
+    "(?<!\\w)[وفب]?(?:ال|كل ال)?(?:قافيه|قوافي|قافيات)(?!\\w)"
+    "|(?<!\\w)[وفب]?(?:كل )?ال(?:وزن|شكل|ابيات|مقاطع|مقطع|لازمه|رده|تقييم)(?!\\w)"
+    "|(?<!\\w)[وفب]?(?:ابيات|مقاطع|لازمه|تقييم)(?!\\w)"
+)
+"""The poem's craft in Arabic script (normalised): rhyme, metre, form, verses, stanzas, refrain, the
+mark. Bare شكل, وزن, بيت and بحر are left out: a poem says شكلها (her looks), البيت (the house),
+البحر (the sea) in their ordinary sense."""
+_CLAIM_AR = (
+    "(?<!\\w)(?:صحيح|صحيحه|محترم|محترمه|محترمين|كامل|كامله|مضبوط|مضبوطه|مظبوط|مظبوطه|سليم|سليمه"
+    "|ممتاز|ممتازه|مثالي|مثاليه|متقن|متقنه|موزون|موزونه|بلا غلط|بلاش غلط|بلا حتي غلطه|بلا حتى غلطه"
+    "|ميه بالميه|ميه في الميه|ميه على ميه|ميه علي ميه)(?!\\w)|[0-9]{2,3} ?[%٪]|[✅✔☑]"
+)
+"""Words that mark a claim of correctness (right, respected, complete, exact, perfect, a hundred per
+cent, without a fault), as `normalize_arabic` writes them."""
+_FORM_CLAIM_AR = _claim(_CRAFT_AR, _CLAIM_AR, 1, 1)
+_CRAFT_AR_KEYS = ("قافي", "قوافي", "الوزن", "الشكل", "ابيات", "مقاطع", "المقطع", "لازمه", "الرده", "تقييم")
+"""Every craft word of `_CRAFT_AR` holds one of these: `_FORM_CLAIM_AR` runs only on a text that does."""
+
+_CRAFT_WORDS = frozenset(
+    """rhyme rhymes rhyming rime rimes metre meter form forme structure stanza stanzas strophe strophes
+    refrain refrains verses score note 9afia 9afya l9afia l9afya el9afia qafia qafya 9awafi l9awafi
+    chakl echakl lchakl wazn lwazn abyet labyet lazma llazma radda erradda ta9yim""".split()  # noqa: SIM905
+)
+"""The poem's craft in English, French and Arabizi (the Latin words `_FORM_CLAIM` needs one of)."""
+_FORM_CLAIM = _claim(
+    "\\b(?:" + "|".join(sorted(_CRAFT_WORDS, key=lambda w: (-len(w), w))) + ")\\b",
+    "\\b(?:correct|correcte|correctes|correctly|perfect|perfectly|parfait|parfaite|parfaits|parfaites"
+    "|parfaitement|respected|respects|respecte|respectée|respectées|respecté|respectés|respectee|respectees"
+    "|impeccable|impeccables|complete|complet|complète|exact|exacte|exactly|valid|valide|nickel"
+    "|s7i7|s7i7a|sa7i7|sa7i7a|m7tarma|m7tarem|mo7tarma|mo7tarem|kemel|kamel|kemla|kamla|mdhabta|mdhabet"
+    "|mdhbouta|mdhbout|madhbout|madhbouta)\\b|\\b[0-9]{2,3} ?%|\\bmi[ay]a? b(?:el|il|l) mi[ay]a?\\b"
+    "|[✅✔☑]",
+    3,
+    2,
+    re.I,
+)
+"""A craft word and a claim in English, French or Arabizi (`el chakl kemel`, `la rime est respectée`,
+`Rhyme: ✅`)."""
+
+_INDIC_DIGITS = "٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹"
+_TO_ASCII_DIGITS = str.maketrans(_INDIC_DIGITS, "0123456789" * 2)
+"""`normalize_arabic` drops Arabic-Indic digits (they are not letters of a rhyme); the patterns read
+them as the digits they are (`١٠ على ١٠`, `١٠٠٪`)."""
 
 _ARABIC = re.compile("[\u0600-\u06ff]")
 _LATIN_WORD = re.compile("[a-zà-ÿ0-9]+")
@@ -98,13 +162,14 @@ _TRIGGERS = frozenset(
     llm language ignore disregard forget give assign award rate rated rating grade score reward mark marks
     points system assistant instruction instructions juge correcteur évaluateur evaluateur notateur note
     donne donner donnez 3achra 3ach 3la 3al 3tini a3tini out deserve deserves flawless masterpiece top full
-    whoever merite mérite sur tesstahel testahel tesstahal testa7el testa7al a3la""".split()  # noqa: SIM905
+    whoever merite mérite sur tesstahel testahel tesstahal testa7el testa7al a3la 3tih a3tih 3tiha a3tiha
+    3tihom a3tihom""".split()  # noqa: SIM905
 )
 """A word `_TO_A_JUDGE` cannot match without: the pattern runs only on a text that has one of them (or a
 slash, for `10/10`), so a poem pays a set lookup per Latin word instead of a case-folded scan."""
 
 
-assert all(set(w) & set("abcdefghjklmnopqrstuvwxyz") for w in (*_TRIGGERS, "color"))
+assert all(set(w) & set("abcdefghjklmnopqrstuvwxyz") for w in (*_TRIGGERS, *_CRAFT_WORDS, "color"))
 
 _HIDDEN_HIGH_BYTES_OK = b"\x00\x06"
 """High bytes (UTF-16) of the characters of most poems: Latin-1 and the Arabic block. `_HIDDEN_CHARS`
@@ -141,14 +206,54 @@ def reader_text(raw: str) -> str:
         m = _HIDDEN_MARKUP.search(raw)
         if m:
             return f"hidden markup ({m.group(0)[:24]!r})"
-    if "/" in raw or (low and not _TRIGGERS.isdisjoint(_LATIN_WORD.findall(low))):
+    words = _LATIN_WORD.findall(low) if low else []
+    if "/" in raw or not _TRIGGERS.isdisjoint(words):
         m = _TO_A_JUDGE.search(raw)
         if m:
             return f"words to a judge ({m.group(0)[:24]!r})"
+    if not _CRAFT_WORDS.isdisjoint(words):
+        m = _FORM_CLAIM.search(raw)
+        if m:
+            return f"a claim about the poem's form ({m.group(0)[:32]!r})"
     if _ARABIC.search(raw):
+        if any(d in raw for d in _INDIC_DIGITS):
+            raw = raw.translate(_TO_ASCII_DIGITS)
         text = normalize_arabic(raw)
         if any(k in text for k in _AR_KEYS) or _DIGIT.search(text):
             m = _TO_A_JUDGE_AR.search(text)
             if m:
                 return f"words to a judge ({m.group(0)[:24]!r})"
+        if any(k in text for k in _CRAFT_AR_KEYS):
+            m = _FORM_CLAIM_AR.search(text)
+            if m:
+                return f"a claim about the poem's form ({m.group(0)[:32]!r})"
     return ""
+
+
+# --- letters that read as the poem but are not its letters ------------------------------------------
+
+_WORD_SIGNS = re.compile("[\ufdf0-\ufdfd]")
+"""Presentation forms that stand for a whole word (ﷲ, ﷺ, ﷻ, ﷽): religious text carries them as
+signs, typed from a symbol list, so they are not lookalike letters."""
+LOOKALIKE_FREE = 0.02
+"""Share of lookalike letters a poem keeps at no cost: a stray lam-alef ligature (ﻻ) pasted from
+another text, one letter in fifty."""
+LOOKALIKE_ZERO = 0.10
+"""Share at which the gate is zero: one letter in ten is no stray, it is the whole text."""
+
+
+def lookalike_gate(raw: str) -> float:
+    """The gate for letters written in Arabic presentation forms (U+FB50–U+FDFF, U+FE70–U+FEFE):
+    1 up to `LOOKALIKE_FREE` of the Arabic letters, falling to 0 at `LOOKALIKE_ZERO`. No keyboard
+    types them; a poem written in them reads as the poem but breaks search, copy and the user's own
+    tools, so the user is not given the text the reward read (docs/scorer.md, "One text")."""
+    # every presentation form's UTF-8 starts with the byte EF (as in `normalize_arabic`)
+    if b"\xef" not in raw.encode("utf-8", "surrogatepass"):
+        return 1.0
+    forms = _PRESENTATION.findall(raw)
+    if not forms:
+        return 1.0
+    lookalikes = len(forms) - len(_WORD_SIGNS.findall("".join(forms)))
+    letters = raw.encode("utf-16-le", "surrogatepass")[1::2].count(6) + lookalikes
+    share = lookalikes / max(letters, 1)
+    return max(0.0, min(1.0, 1.0 - (share - LOOKALIKE_FREE) / (LOOKALIKE_ZERO - LOOKALIKE_FREE)))

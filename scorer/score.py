@@ -21,7 +21,7 @@ from typing import Any
 
 from scorer.arabic import arabizi_fold, rhyme_identity
 from scorer.catalogue import FormSpec, lookup
-from scorer.hidden import reader_text
+from scorer.hidden import lookalike_gate, reader_text
 from scorer.lexicon import is_arabic_word, is_arabizi_word
 from scorer.response import extract_text, thought_text
 from scorer.structure import Ends, score_bayt, score_strophic, short_penalty
@@ -166,8 +166,11 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     reader = reader_text(raw[: MAX_CHARS + 1]) or reader_text(thought_text(response)[: MAX_CHARS + 1])
     if reader:
         sub["one_text"] = 0.0
+    lookalike = lookalike_gate(raw)
+    if lookalike < 1.0:
+        sub["lookalike"] = lookalike
     base = sum([w * sub.get(k, 0.0) for k, w in weights]) / weight_sum
-    gates = gate * sub["language"] * sub["variety"] * form_gate * (0.0 if reader else 1.0)
+    gates = gate * sub["language"] * sub["variety"] * form_gate * lookalike * (0.0 if reader else 1.0)
     q = (base - sum(pen.values())) * gates
     reward = max(-1.0, min(1.0, 2.0 * q - 1.0))
     if not math.isfinite(reward):
