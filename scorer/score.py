@@ -83,6 +83,15 @@ COPY_FREE = 1.0
 """Copied hemistichs (summed as above) that pay no more than their worth: one body met again by
 chance (a set phrase, three words of a small vocabulary) is an echo; a second is a template."""
 
+FLAW_COST, FLAW_MAX = 0.06, 0.2
+"""One honest flaw of a kept form (``structure.FLAW_RHYME``: a stanza off the form's size, a stanza
+line off its stanza's rhyme) costs at least FLAW_COST of the quality (0.12 of reward): what the
+flawed stanzas took from the sub-scores that see them (FLAW_SUBSCORES) is topped up to FLAW_COST ×
+flaws, at most FLAW_MAX. A sub-score averaged over a poem shrinks one flaw to a few hundredths (a
+mukhammas with a four-line stanza scored 0.99); a floor, not a surcharge, because a poem of many
+flaws has lost more than it there already (the start of a run must stay above rhymed gibberish)."""
+FLAW_SUBSCORES = ("stanza", "contrast", "size", "first")
+
 WEIGHTS_STROPHIC = {
     "main": 0.26,
     "stanza": 0.24,
@@ -170,6 +179,12 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     if lookalike < 1.0:
         sub["lookalike"] = lookalike
     base = sum([w * sub.get(k, 0.0) for k, w in weights]) / weight_sum
+    flaws = sub.pop("_flaws", 0)
+    lost_by = {k: sub.pop(f"_lost_{k}", 0.0) for k in FLAW_SUBSCORES}
+    if flaws:
+        lost = sum([w * lost_by[k] for k, w in weights if k in lost_by]) / weight_sum
+        if (top := min(FLAW_MAX, FLAW_COST * flaws) - lost) > 0:
+            pen["flaws"] = top
     gates = gate * sub["language"] * sub["variety"] * form_gate * lookalike * (0.0 if reader else 1.0)
     q = (base - sum(pen.values())) * gates
     reward = max(-1.0, min(1.0, 2.0 * q - 1.0))

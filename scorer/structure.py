@@ -25,6 +25,11 @@ RHYME_GATE_FLOOR = 0.5
 """A rhyme the form is made of (the poem-wide rhyme; the gsim's first-half rhyme) multiplies the
 quality by min(1, FLOOR + its agreement): without it the poem is half the form (a qasida sent for
 a gsim scores ≤ 0.3); a line or two off it already cost their share of the sub-score and pass."""
+FLAW_RHYME = 0.7
+"""A flaw of a kept form (``score.py`` charges it: FLAW_COST): a stanza whose size is not the form's
+(the asked size; for the malzuma, whose size is free within a range, the poem's own), and a stanza
+line (a gsim's first half) whose rhyme is not its group's, under FLAW_RHYME with the group's
+representative: the same rawī with another ridf and waṣl (the sinād defect), or less."""
 REFRAIN_GATE_FLOOR = 0.5
 """An asked-for refrain multiplies the quality by FLOOR + (1 − FLOOR) × the share of stanzas that
 carry it: left out, half the form; missing once in five stanzas, 0.9."""
@@ -110,6 +115,26 @@ def _rep(keys: list[RhymeKey]) -> RhymeKey:
     if keys.count(keys[0]) == len(keys):
         return keys[0]
     return _most_common(keys)
+
+
+def _off_rhyme(keys: list[RhymeKey]) -> int:
+    """How many rhymes of a group that should share one are off it: under FLAW_RHYME with the
+    group's representative (:func:`_rep`)."""
+    if len(keys) < 2:
+        return 0
+    rep = _rep(keys)
+    if keys.count(rep) == len(keys):
+        return 0
+    return sum(1 for x in keys if x != rep and rhyme_similarity(x, rep) < FLAW_RHYME)
+
+
+def _flaws(sub: dict[str, float], flaws: int, **lost: float) -> None:
+    """Count flaws in ``sub["_flaws"]``, and what they took from each sub-score in ``sub["_lost_<name>"]``:
+    ``score.py`` takes both out of the sub-scores and tops what was lost up to its floor per flaw."""
+    if flaws:
+        sub["_flaws"] = sub.get("_flaws", 0) + flaws
+        for k, v in lost.items():
+            sub[f"_lost_{k}"] = sub.get(f"_lost_{k}", 0.0) + v
 
 
 def _count_score(n: int, target: int, lo: int, hi: int) -> float:
@@ -357,6 +382,8 @@ def score_strophic(
     contrasts: list[float] = []
     reps: list[RhymeKey] = []
     rows: dict[RhymeKey, list[float]] = {}
+    rhyme_flaws = 0
+    rhyme_lost = 0.0  # what the stanzas with a line off lost of the stanza (and contrast) sub-score
     for g in stanza_groups:
         if not g:
             stanza_scores.append(0.0)
@@ -369,6 +396,9 @@ def score_strophic(
         rep = _rep(g)
         if rep.rawi:
             reps.append(rep)
+        if off := _off_rhyme(g):
+            rhyme_flaws += off
+            rhyme_lost += 1.0 - stanza_scores[-1]
     sub["stanza"] = sum(stanza_scores) / len(stanza_scores) if stanza_scores else 0.0
     sub["contrast"] = sum(contrasts) / len(contrasts) if contrasts else 0.0
     if len(reps) >= 2:
@@ -390,10 +420,21 @@ def score_strophic(
             fit = max(0.0, 0.7 - 0.25 * off)
             _gate(sub, SIZE_GATE_FIRST - SIZE_GATE_STEP * (off - 1))
         sub["size"] = consistency * fit
+        # the size a stanza should have: the form's, or where the form leaves it free, the poem's own
+        expected = k if klo == khi else min(max(mode, klo), khi)
+        off_size = [s for s in sizes if s != expected]
         if len(sizes) >= 2 and sizes[-1] < mode:
-            pen["trunc"] = 0.08
+            pen["trunc"] = 0.08  # a cut-off last stanza: its own penalty, not a flaw besides
+            if sizes[-1] != expected:
+                off_size.remove(sizes[-1])
+        size_lost = sum(min(1.0, abs(s - mode) / mode) for s in off_size) * fit / len(sizes)
+        _flaws(sub, len(off_size), size=size_lost)
     else:
         sub["size"] = 0.0
+
+    if stanza_scores:
+        share = rhyme_lost / len(stanza_scores)
+        _flaws(sub, rhyme_flaws, stanza=share, contrast=share)
 
     if spec.refrain != "none":
         share = refrain_credit * refrain_ok / n if n else 0.0
@@ -458,6 +499,8 @@ def score_bayt(
     sub["halves"] = split_ok / n if n else 0.0
     if spec.first_half == "shared":
         sub["first"] = _pair_mean(firsts) if n >= 2 else 0.0
+        # the gsim's first halves are its stanza rhyme: one off it is a flaw
+        _flaws(sub, _off_rhyme(firsts), first=1.0 - sub["first"])
         _gate(sub, RHYME_GATE_FLOOR + sub["first"])
         # first and second halves must differ; a pair without a rhyme (a one-letter end) earns nothing
         sub["contrast"] = sum(

@@ -402,3 +402,106 @@ def test_arabizi_glide_rhymes_read_as_the_arabic_script_does() -> None:
             keys = [rhyme(w) for w in words]
             assert all(rhyme_similarity(keys[0], k) >= 0.7 for k in keys), words
         assert [rhyme(w)[1:3] for w in latin] == [rhyme(normalize_arabic(w))[1:3] for w in arabic], latin
+
+
+# --- one honest flaw pays: a stanza a line short, a line off its stanza's rhyme ------------------------
+
+FLAW_COST_REWARD = 0.1
+"""What one flaw must cost at least (docs/scorer.md, "A form is complete or it pays")."""
+IMPERFECT = (0.2, 0.9)
+"""The red team's imperfect tier: an honest poem with one flaw is neither a pass nor a failure."""
+OFF_RHYME = {
+    "arabic": ("الشمس", "القلب", "البحر", "الطريق", "الورد"),
+    "arabizi": ("chams", "9alb", "ba7r", "tri9", "ward"),
+}
+"""Real words to end a line with, each with its own rhyme: the first unrelated to the stanza's is used."""
+
+
+def _stanza_at(blocks: Blocks, form: str) -> int:
+    """A middle stanza (never the malzuma's opening, never the last, whose shortness is truncation)."""
+    first = 1 if FORMS[form].opening else 0
+    return max(first, (first + len(blocks) - 1) // 2)
+
+
+def _a_line(stanza: list[str]) -> int:
+    """A line in the stanza's own rhyme: the second (the first may be a genuine poem's loose one),
+    or the first of a stanza written as two lines of two half-lines."""
+    return 1 if len(stanza) >= 3 else 0
+
+
+def _off_rhyme(line: str, script: str, others: list[str]) -> str:
+    """``line`` ending on a real word whose rhyme is unrelated to every rhyme of ``others``."""
+    from scorer.arabic import normalize_arabic, rhyme, rhyme_similarity
+    from scorer.lexicon import is_arabic_word, is_arabizi_word
+
+    def key(w: str) -> object:
+        return rhyme(normalize_arabic(w) if script == "arabic" else w)
+
+    keys = [key(o.split()[-1]) for o in others]
+    for word in OFF_RHYME[script]:
+        if all(rhyme_similarity(key(word), k) == 0.0 for k in keys):
+            assert (is_arabic_word if script == "arabic" else is_arabizi_word)(normalize_arabic(word)), word
+            return " ".join([*line.split()[:-1], word])
+    raise AssertionError(("no unrelated rhyme word", line))
+
+
+STROPHIC = [c for c in CORPUS if FORMS[c[2]["form"]].kind == "strophic"]
+
+
+def _assert_one_flaw(name: str, flawed: Blocks, refs: dict[str, str]) -> float:
+    r = _reward("\n\n".join("\n".join(b) for b in flawed), refs)
+    lo, hi = IMPERFECT
+    assert lo <= r <= min(hi, PLAIN[name] - FLAW_COST_REWARD), (name, PLAIN[name], r)
+    return r
+
+
+@pytest.mark.parametrize("poem", STROPHIC, ids=lambda c: c[0])
+def test_a_stanza_one_line_short_pays(poem: tuple[str, str, dict[str, str]]) -> None:
+    name, text, refs = poem
+    blocks = _blocks(text)
+    i = _stanza_at(blocks, refs["form"])
+    _assert_one_flaw(
+        name,
+        [[ln for k, ln in enumerate(b) if j != i or k != _a_line(b)] for j, b in enumerate(blocks)],
+        refs,
+    )
+
+
+@pytest.mark.parametrize("poem", STROPHIC, ids=lambda c: c[0])
+def test_a_line_off_its_stanza_rhyme_pays_per_line(poem: tuple[str, str, dict[str, str]]) -> None:
+    """One a-line ending off its stanza's rhyme is an imperfection; a second, in another stanza,
+    costs as much again: the rule counts flaws, it does not recognise a case."""
+    name, text, refs = poem
+    script = refs.get("script", "arabic")
+    blocks = _blocks(text)
+    i = _stanza_at(blocks, refs["form"])
+
+    def broken(bs: Blocks, j: int) -> Blocks:
+        stanza = bs[j]
+        return [
+            [_off_rhyme(ln, script, stanza) if n == _a_line(stanza) else ln for n, ln in enumerate(stanza)]
+            if k == j
+            else b
+            for k, b in enumerate(bs)
+        ]
+
+    once = broken(blocks, i)
+    r1 = _assert_one_flaw(name, once, refs)
+    twice = broken(once, i - 1 if i - 1 >= (1 if FORMS[refs["form"]].opening else 0) else i + 1)
+    r2 = _reward("\n\n".join("\n".join(b) for b in twice), refs)
+    assert r2 <= r1 - FLAW_COST_REWARD, (name, r1, r2)
+
+
+@pytest.mark.parametrize("poem", [c for c in CORPUS if c[2]["form"] == "gsim"], ids=lambda c: c[0])
+def test_a_gsim_first_half_off_its_rhyme_pays(poem: tuple[str, str, dict[str, str]]) -> None:
+    """The gsim's first halves share a rhyme as a stanza's lines do: one off it is a flaw."""
+    name, text, refs = poem
+    script = refs.get("script", "arabic")
+    lines = [ln for b in _blocks(text) for ln in b]
+    halves = [_CAESURA.split(ln, maxsplit=1) for ln in lines]
+    assert all(len(h) == 2 for h in halves), name
+    sep = _CAESURA.search(lines[2])
+    assert sep, name
+    off = _off_rhyme(halves[2][0], script, [h[0] for h in halves])
+    flawed = [*lines[:2], off.strip() + sep.group() + halves[2][1].strip(), *lines[3:]]
+    _assert_one_flaw(name, [flawed], refs)
