@@ -35,6 +35,8 @@ KAPPA = 2.0
 """Weight of the shape-level model in a word pair's estimate (pseudo-counts)."""
 START = "<s>"
 MIN_WORDS = 3
+CACHE_WORDS = 1 << 16
+"""Words whose class is remembered (a bound: the cache never grows past it)."""
 """A line (hemistich) is judged from this many words: two words have one order that matters."""
 
 _AR_CLITIC_ARTICLE = ("وال", "بال", "فال", "لل", "كال")
@@ -109,9 +111,18 @@ class Model:
         self.n = sum(self.big.values())
         self.s_classes = len(self.s_left) + 1
         self._pmi: dict[tuple[str, str], float] = {}
+        self._cls: dict[str, str] = {}
 
     def cls(self, word: str) -> str:
-        return word if word in self.words else shape(word, self.arabic)
+        """The word's class (itself when listed, else its shape), cached per word as written: a
+        run's vocabulary repeats."""
+        c = self._cls.get(word)
+        if c is None:
+            w = word if self.arabic else word.lower()
+            c = w if w in self.words else shape(w, self.arabic)
+            if len(self._cls) < CACHE_WORDS:
+                self._cls[word] = c
+        return c
 
     def _shape_of(self, c: str) -> str:
         if c == START or c.startswith("#") or c in self.function:
@@ -137,27 +148,37 @@ class Model:
 
     def gain(self, lines: list[list[str]]) -> tuple[float, int]:
         """(mean gain per movable word of the order as written over a random order, movable words):
-        see the module doc. Words as the scorer gives them (Arabic normalised; Arabizi any case)."""
-        pmi = self.pmi
+        see the module doc. Words as the scorer gives them (Arabic normalised; Arabizi any case).
+        The expectation is summed over ordered pairs of positions, Σ_{i≠j} L(h_i, h_j), the same
+        sum as over pairs of classes weighted by their counts."""
+        get, pmi, cls = self._pmi.get, self.pmi, self.cls
         total = 0.0
         moved = 0
         for words in lines:
             if len(words) < MIN_WORDS:
                 continue
-            cs = [self.cls(w if self.arabic else w.lower()) for w in words]
-            head, last = cs[:-1], cs[-1]
-            counts = Counter(head)
-            if len(counts) == 1:  # one class repeated (babble, p_babble's): every order is the same
+            cs = [cls(w) for w in words]
+            head = cs[:-1]
+            last = cs[-1]
+            first = head[0]
+            if all(c == first for c in head):  # one class repeated (babble, p_babble's): one order
                 continue
-            m = len(head)
-            actual = pmi(START, cs[0])
-            for i in range(len(cs) - 1):
-                actual += pmi(cs[i], cs[i + 1])
+            actual = 0.0
+            prev = START
+            for c in cs:
+                v = get((prev, c))
+                actual += pmi(prev, c) if v is None else v
+                prev = c
             expected = 0.0
-            for a, ka in counts.items():
-                expected += ka * (pmi(START, a) + pmi(a, last))
-                for b, kb in counts.items():
-                    expected += ka * (kb - (a == b)) * pmi(a, b)
+            for i, a in enumerate(head):
+                for key in ((START, a), (a, last)):
+                    v = get(key)
+                    expected += pmi(*key) if v is None else v
+                for j, b in enumerate(head):
+                    if i != j:
+                        v = get((a, b))
+                        expected += pmi(a, b) if v is None else v
+            m = len(head)
             total += actual - expected / m
             moved += m
         return (total / moved if moved else 0.0), moved
