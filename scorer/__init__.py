@@ -29,6 +29,7 @@ COMPILED = (
     "wordshape",
     "hidden",
     "variety",
+    "order",
     "score",
 )
 """The modules ``build_ext`` compiles: the scoring path of every request."""

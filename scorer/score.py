@@ -23,6 +23,7 @@ from scorer.arabic import arabizi_fold, rhyme_identity
 from scorer.catalogue import FormSpec, lookup
 from scorer.hidden import lookalike_gate, reader_text
 from scorer.lexicon import is_arabic_word, is_arabizi_word
+from scorer.order import gain as order_gain
 from scorer.response import extract_text, thought_text
 from scorer.structure import Ends, score_bayt, score_strophic, short_penalty
 from scorer.text import MAX_CHARS, Line, Poem, parse_poem
@@ -54,6 +55,18 @@ the gate is 1; at `zero` or below (another variety leads clearly) 0, so MSA, Mor
 Levantine Arabic, or French, English or Maltese for Arabizi, score ≤ 0; linear in between. Arabizi
 needs more evidence: its spelling is free, so a Derja word is sometimes spelt like another
 variety's marker (`dul`, `waš`); a poem in another variety has many markers, not two."""
+ORDER_RAMP = {"arabic": (0.0, 0.10), "arabizi": (0.01, 0.11)}
+"""The word-order gate on `scorer.order`'s gain (how much better the lines' order is than a random
+order of the same words, per movable word), per script: (zero, full). Every genuine poem of the
+red-team rounds and data/samples gains 0.14 or more (medians 0.48 Arabic, 0.67 Arabizi); the same
+poems with each line's words shuffled gain about 0 (median). At `full` or above the gate is 1; at
+`zero` or below ORDER_FLOOR, so a shuffled poem scores ≤ 0; linear in between (docs/scorer.md,
+"Word order")."""
+ORDER_FLOOR = 0.5
+ORDER_PRIOR_WORDS = 24
+"""The gain is shrunk towards `full` as if this many more words had been seen in order: a few lines
+are weak evidence either way (a short poem is not gated on two lines' order, and dropping a stanza
+does not move the gate much)."""
 DROPPED_FREE = 120
 """Characters the parser may drop around the poem for free: one short title and one signature line
 (docs/scorer.md, "One text"). Beyond it, what the judge reads and the structure reward does not
@@ -166,6 +179,10 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     variety = detect([w for ln in poem.lines for w in ln.words], script_name)
     zero, full = VARIETY_RAMP[script_name]
     sub["variety"] = min(1.0, max(0.0, (variety.derja - zero) / (full - zero)))
+    gain, moved = order_gain([h for ln in poem.lines for h in ln.hemi_words], script_name)
+    zero, full = ORDER_RAMP[script_name]
+    gain = (gain * moved + full * ORDER_PRIOR_WORDS) / (moved + ORDER_PRIOR_WORDS)
+    sub["order"] = min(1.0, max(0.0, (gain - zero) / (full - zero)))
     charged = sum(poem.dropped.get(k, 0) for k in DROPPED_CHARGED) - DROPPED_FREE
     if charged > 0:
         pen["dropped"] = min(1.0, 2.0 * charged / max(poem.poem_chars, 1))
@@ -185,7 +202,8 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         lost = sum([w * lost_by[k] for k, w in weights if k in lost_by]) / weight_sum
         if (top := min(FLAW_MAX, FLAW_COST * flaws) - lost) > 0:
             pen["flaws"] = top
-    gates = gate * sub["language"] * sub["variety"] * form_gate * lookalike * (0.0 if reader else 1.0)
+    order = ORDER_FLOOR + (1.0 - ORDER_FLOOR) * sub["order"]
+    gates = gate * sub["language"] * sub["variety"] * order * form_gate * lookalike * (0.0 if reader else 1.0)
     q = (base - sum(pen.values())) * gates
     reward = max(-1.0, min(1.0, 2.0 * q - 1.0))
     if not math.isfinite(reward):

@@ -1,0 +1,115 @@
+"""Derive the word-order tables (``scorer/lexicon/order/{arabic,arabizi}.tsv``) from TArC.
+
+TArC, the Tunisian Arabish Corpus (Gugliotta, Dinarelli and Kraif; github.com/eligugliotta/tarc,
+licence CC BY 4.0), gives every token of its ~43,000 in Arabizi as written and in CODA Arabic
+script, so one corpus yields both scripts' word order. This script reads its ``tarc.tsv`` and keeps
+the tokens classified ``arabizi`` (not foreign words, emoticons, punctuation or numbers), sentence by
+sentence. In Arabic script a proclitic the CODA column writes apart (ال, و, ب, ل, ف, ك and their
+chains) is joined to the next word, as a poem writes it. Words are normalised as the scorer reads
+them (``normalize_arabic``; Arabizi lower case).
+
+The table lists the TOP most frequent words of each script (the FUNCTION most frequent marked: the
+shape model keeps them as themselves) and the bigram counts of classes (``scorer.order``: a listed
+word is its own class, any other word its shape), sentence start ``<s>`` and end ``</s>`` included.
+
+    python bench/derive_order.py PATH/TO/tarc.tsv
+
+Run once when the corpus or the classes change.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from scorer.arabic import normalize_arabic  # noqa: E402
+from scorer.order import DIR, START, shape  # noqa: E402
+
+TOP = {"arabic": 200, "arabizi": 800}
+FUNCTION = {"arabic": 60, "arabizi": 100}
+"""Words listed per script, and of them the function words: chosen on the genuine poems of the red-team
+rounds and data/samples against their own shuffles (docs/scorer.md, "Word order"); Arabizi spelling
+varies more, so it needs more words listed to see the same order."""
+END = "</s>"
+SKIP_POS = ("PUNC", "SYM", "NOUN_NUM", "EMOT")
+PROCLITICS = frozenset("ال و ب ل ف ك وال بال فال لل كال ولل وب ول وف".split())  # noqa: SIM905
+
+
+def sentences(path: Path, arabic: bool) -> list[list[str]]:
+    """The corpus's sentences in one script, normalised as the scorer reads words."""
+    out: list[list[str]] = []
+    cur: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        f = line.split("\t")
+        if len(f) < 7 or f[0] == "TYPE":
+            continue
+        if f[1] == "<eos>":
+            if cur:
+                out.append(cur)
+            cur = []
+            continue
+        if f[3] != "arabizi" or f[6] in SKIP_POS:
+            continue
+        cur.extend((f[4] if arabic else f[2]).split())
+    if cur:
+        out.append(cur)
+    if arabic:
+        out = [_join_proclitics(s) for s in out]
+    return [[normalize_arabic(w) if arabic else w.lower() for w in s] for s in out]
+
+
+def _join_proclitics(words: list[str]) -> list[str]:
+    joined: list[str] = []
+    pre = ""
+    for w in words:
+        if w in PROCLITICS:
+            pre += w
+            continue
+        joined.append(pre + w)
+        pre = ""
+    if pre:
+        joined.append(pre)
+    return joined
+
+
+def table(sents: list[list[str]], arabic: bool) -> list[str]:
+    script = "arabic" if arabic else "arabizi"
+    freq = Counter(w for s in sents for w in s)
+    ranked = [w for w, _ in freq.most_common(TOP[script])]
+    words = set(ranked)
+    function = set(ranked[: FUNCTION[script]])
+    big: Counter[tuple[str, str]] = Counter()
+    for s in sents:
+        cs = [START, *(w if w in words else shape(w, arabic) for w in s), END]
+        big.update(itertools.pairwise(cs))
+    rows = [f"w\t{w}\t{int(w in function)}" for w in ranked]
+    rows += [f"b\t{a}\t{b}\t{c}" for (a, b), c in sorted(big.items())]
+    return rows
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print(__doc__.split("\n\n")[-2].strip(), file=sys.stderr)
+        return 2
+    src = Path(argv[0])
+    DIR.mkdir(parents=True, exist_ok=True)
+    for name, arabic in (("arabic", True), ("arabizi", False)):
+        sents = sentences(src, arabic)
+        head = [
+            f"# Word-order table ({name}) derived by bench/derive_order.py from TArC (CC BY 4.0;",
+            "# lexicon/order/README.md): w<TAB>word<TAB>function(0/1), b<TAB>class<TAB>class<TAB>count.",
+            f"# {len(sents)} sentences, {sum(map(len, sents))} words.",
+        ]
+        (DIR / f"{name}.tsv").write_text("\n".join([*head, *table(sents, arabic)]) + "\n", encoding="utf-8")
+        print(f"{name}: {len(sents)} sentences")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,172 @@
+"""The word-order gate (scorer/order.py, docs/scorer.md "Word order"): genuine poems keep it, their
+words dealt out at random do not, and the expectation it compares with is exact."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorer.order import START, model
+from scorer.score import ORDER_RAMP, score
+from scorer.text import parse_poem
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "data" / "samples"
+
+
+def _genuine() -> list[tuple[str, str, dict[str, str]]]:
+    out = []
+    for script, folder in (("arabic", SAMPLES), ("arabizi", SAMPLES / "arabizi")):
+        for path in sorted(folder.glob("*.txt")):
+            out.append(
+                (
+                    f"{script} {path.stem}",
+                    path.read_text(encoding="utf-8"),
+                    {"form": path.stem, "script": script},
+                )
+            )
+    for path in sorted((ROOT / "tests" / "redteam_rounds").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            case = json.loads(line)
+            if case["tier"] == "genuine":
+                out.append((case["id"], case["text"], case["references"]))
+    return out
+
+
+GENUINE = _genuine()
+
+
+def _script(refs: dict[str, str]) -> str:
+    return "arabizi" if refs.get("script") == "arabizi" else "arabic"
+
+
+def _segments(text: str) -> list[list[str]]:
+    return [h for ln in parse_poem(text).lines for h in ln.hemi_words]
+
+
+def _brute_expectation(words: list[str], script: str) -> float:
+    """The mean score over every order of a line's movable words (the last word kept)."""
+    m = model(script)
+    cs = [m.cls(w) for w in words]
+    head, last = cs[:-1], cs[-1]
+    total = 0.0
+    perms = list(itertools.permutations(head))
+    for p in perms:
+        seq = [*p, last]
+        total += m.pmi(START, seq[0]) + sum(m.pmi(a, b) for a, b in itertools.pairwise(seq))
+    return total / len(perms)
+
+
+@pytest.mark.parametrize("script", ["arabic", "arabizi"])
+def test_the_expectation_is_that_of_every_order(script: str) -> None:
+    """gain() subtracts the exact mean over all orders of the movable words: checked against the
+    brute-force mean on real lines of up to six words."""
+    m = model(script)
+    lines = [seg for _, text, refs in GENUINE if _script(refs) == script for seg in _segments(text)]
+    checked = 0
+    for words in lines:
+        if not 3 <= len(words) <= 6 or len({m.cls(w) for w in words[:-1]}) == 1:
+            continue
+        g, moved = m.gain([words])
+        cs = [m.cls(w) for w in words]
+        actual = m.pmi(START, cs[0]) + sum(m.pmi(a, b) for a, b in itertools.pairwise(cs))
+        assert moved == len(words) - 1
+        assert g * moved == pytest.approx(actual - _brute_expectation(words, script), abs=1e-9)
+        checked += 1
+        if checked >= 40:
+            break
+    assert checked >= 20
+
+
+def _shuffled_gains(name: str, segs: list[list[str]], script: str, n: int = 5) -> list[float]:
+    rng = random.Random(name)
+    gains = []
+    for _ in range(n):
+        out = []
+        for seg in segs:
+            head = seg[:-1]
+            rng.shuffle(head)
+            out.append([*head, *seg[-1:]])
+        gains.append(model(script).gain(out)[0])
+    return gains
+
+
+@pytest.mark.parametrize(("name", "text", "refs"), GENUINE, ids=[g[0] for g in GENUINE])
+def test_a_genuine_poem_keeps_the_gate_and_beats_its_shuffles(
+    name: str, text: str, refs: dict[str, str]
+) -> None:
+    """Every genuine poem gains at least the ramp's `full` (no cost), and more than the mean of twenty
+    shuffles of its lines' words (rhyme word kept)."""
+    script = _script(refs)
+    segs = _segments(text)
+    g, _ = model(script).gain(segs)
+    assert g >= ORDER_RAMP[script][1], (name, g)
+    assert score(text, refs).subscores["order"] == 1.0
+    shuffled = _shuffled_gains(name, segs, script, 20)
+    assert sum(shuffled) / len(shuffled) < g, (name, g, shuffled)
+
+
+def test_a_shuffle_gains_nothing_on_the_median() -> None:
+    """By construction a random order of a line's words gains 0 in expectation: over every genuine
+    poem's shuffles the median gain is within 0.05 of 0, while the poems' own median is over 0.3."""
+    own, shuffled = [], []
+    for name, text, refs in GENUINE:
+        segs = _segments(text)
+        own.append(model(_script(refs)).gain(segs)[0])
+        shuffled += _shuffled_gains(name, segs, _script(refs), 3)
+    own.sort()
+    shuffled.sort()
+    assert abs(shuffled[len(shuffled) // 2]) <= 0.05, shuffled[len(shuffled) // 2]
+    assert own[len(own) // 2] >= 0.3, own[len(own) // 2]
+
+
+def test_most_shuffled_poems_score_at_most_zero() -> None:
+    """The gate's purpose: of the genuine poems with every line's words shuffled, most are paid
+    nothing, and none keeps the poem's reward."""
+    rng = random.Random(7)
+    paid_nothing = kept = 0
+    for _, text, refs in GENUINE:
+        plain = score(text, refs).reward
+        lines = []
+        for ln in text.split("\n"):
+            halves = ln.split(" ** ")
+            out = []
+            for h in halves:
+                w = h.split()
+                head = w[:-1]
+                rng.shuffle(head)
+                out.append(" ".join([*head, *w[-1:]]))
+            lines.append(" ** ".join(out))
+        got = score("\n".join(lines), refs).reward
+        paid_nothing += got <= 0.0
+        kept += got >= plain - 0.1
+    assert paid_nothing >= 0.4 * len(GENUINE), paid_nothing
+    assert kept <= 0.25 * len(GENUINE), kept
+
+
+def test_a_repeated_word_is_no_evidence_of_order() -> None:
+    """A line whose movable words are one class (babble: يا يا يا) has one order: it is skipped,
+    so babble is p_babble's to charge, not the order gate's twice."""
+    m = model("arabic")
+    assert m.gain([["نحكيلك", "نحكيلك", "نحكيلك", "الدار"]]) == (0.0, 0)
+    g, moved = m.gain([["نحكيلك", "نحكيلك", "نحكيلك", "الدار"], ["يا", "قلبي", "علاش", "الدار"]])
+    assert moved == 3 and g == m.gain([["يا", "قلبي", "علاش", "الدار"]])[0]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["يا", "في", "قلبي", "الدار", "ونمشي", "على", "ما", "كي"]), max_size=8),
+        max_size=6,
+    )
+)
+def test_gain_is_finite_and_pure(lines: list[list[str]]) -> None:
+    first = model("arabic").gain(lines)
+    assert first == model("arabic").gain([list(x) for x in lines])
+    assert first[0] == first[0] and abs(first[0]) < 50  # not NaN, bounded
