@@ -29,8 +29,9 @@ marker 0.75, one lone MSA marker 0.25; above 0.5 exactly when Tunisian leads.
 Cost: one C-level ``map`` over the words through a per-word cache (a run's vocabulary repeats,
 as for the lexicon's lookups); a word met for the first time costs a table lookup or two (clitic
 forms و/ف/w- are in the tables), an ``endswith`` for the morphology rules, for Latin a ``lower()``
-and, on a spelling miss, the (cached) fold. Tables load
-once at import. Pure: no I/O after import, no randomness.
+and, on a spelling miss, the (cached) fold; a poem holding the pronoun
+(انا, ana) adds one C-level pass that picks the words after it. Tables load once at import.
+Pure: no I/O after import, no randomness.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from itertools import pairwise
+from itertools import compress
 from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
@@ -89,7 +90,9 @@ PRONOUN_I: dict[str, frozenset[str]] = {
 }
 """The first person pronoun (with و/ف, w-) that FIRST_PERSON_WEIGHT looks for before an n- verb."""
 _I = PRONOUN_I["arabic"]
-_LATIN_I = PRONOUN_I["arabizi"]
+_LATIN_I = frozenset(f(w) for w in PRONOUN_I["arabizi"] for f in (str.lower, str.capitalize, str.upper))
+"""As the words come (case kept): lower-casing every word of a poem to find one would cost more
+than the lookups."""
 
 
 Vote = tuple[tuple[str, float], ...]
@@ -335,13 +338,23 @@ def _latin_morphology(low: str) -> Vote:
     return ()
 
 
+def _n_verb(word: str) -> bool:
+    """An Arabic-script word that can be an n- imperfect after انا."""
+    return len(word) >= 3 and word[0] == "ن"
+
+
+def _n_word(word: str) -> bool:
+    """A Latin word that can be an n- imperfect after ana (not a participle in n-a: nayem, nazel)."""
+    return len(word) >= 3 and word[0] in "nN" and word[1] not in "aA"
+
+
 def detect_arabic(words: Iterable[str]) -> Variety:
     """Variety of normalised Arabic-script words (``scorer.arabic.normalize_arabic``'s output, as
     the scorer's ``Line.words`` are)."""
     ws = words if isinstance(words, list) else list(words)
     hits = list(filter(None, map(_arabic_hit, ws)))
-    if not _I.isdisjoint(ws):
-        hits += [_FIRST_PERSON_HIT for a, b in pairwise(ws) if a in _I and len(b) >= 3 and b[0] == "ن"]
+    if not _I.isdisjoint(ws):  # the words after a pronoun, picked in C (a Python loop per pair costs)
+        hits += [_FIRST_PERSON_HIT for b in compress(ws[1:], map(_I.__contains__, ws)) if _n_verb(b)]
     return _verdict(VARIETIES["arabic"], hits)
 
 
@@ -351,12 +364,9 @@ def detect_latin(words: Iterable[str]) -> Variety:
     up again, or is Maltese by its letters."""
     ws = words if isinstance(words, list) else list(words)
     hits = list(filter(None, map(_latin_hit, ws)))
-    low = list(map(str.lower, ws))
-    if not _LATIN_I.isdisjoint(low):
+    if not _LATIN_I.isdisjoint(ws):
         hits += [
-            _FIRST_PERSON_HIT_LATIN
-            for a, b in pairwise(low)
-            if a in _LATIN_I and len(b) >= 3 and b[0] == "n" and b[1] != "a"
+            _FIRST_PERSON_HIT_LATIN for b in compress(ws[1:], map(_LATIN_I.__contains__, ws)) if _n_word(b)
         ]
     return _verdict(VARIETIES["arabizi"], hits)
 
