@@ -50,11 +50,20 @@ LANG_FULL = 0.85
 non-language or template costs its share (smooth for GRPO), and a poem of them earns nothing."""
 VARIETY_RAMP = {"arabic": (0.25, 0.5), "arabizi": (0.15, 0.35)}
 """The variety gate on `scorer.variety`'s Derja share (Tunisian markers against the strongest other
-variety's), per script: (zero, full). At `full` or above (Derja leads, or no marker of any variety)
-the gate is 1; at `zero` or below (another variety leads clearly) 0, so MSA, Moroccan, Egyptian or
-Levantine Arabic, or French, English or Maltese for Arabizi, score ≤ 0; linear in between. Arabizi
-needs more evidence: its spelling is free, so a Derja word is sometimes spelt like another
-variety's marker (`dul`, `waš`); a poem in another variety has many markers, not two."""
+variety's), per script: (zero, full). At `full` or above (Derja leads, or no marker of any variety;
+see UNPROVEN_WORDS for a long poem without Tunisian evidence) the gate is 1; at `zero` or below
+(another variety leads clearly) 0, so MSA, Moroccan, Egyptian or Levantine Arabic, or French,
+English or Maltese for Arabizi, score ≤ 0; linear in between. Arabizi needs more evidence: its
+spelling is free, so a Derja word is sometimes spelt like another variety's marker (`dul`, `waš`);
+a poem in another variety has many markers, not two."""
+UNPROVEN_WORDS = (50, 150)
+"""A poem with no Tunisian marker weight at all (no Tunisian word, no Maghrebi verb form, no dialect
+word Tunisians share) is not shown to be Derja: from the first word count to the second its variety
+gate falls linearly to UNPROVEN_GATE. Genuine Derja carries about one Tunisian marker per 34 words
+(median over the red-team rounds' genuine poems) and a short one can lack it by chance (2 of 92 do,
+of 29 and 41 words); a long one without any is marker-free MSA or any-Arabic (docs/scorer.md,
+"Varieties")."""
+UNPROVEN_GATE = 0.8
 ORDER_RAMP = {"arabic": (0.0, 0.10), "arabizi": (0.01, 0.11)}
 """The word-order gate on `scorer.order`'s gain (how much better the lines' order is than a random
 order of the same words, per movable word), per script: (zero, full). Every genuine poem of the
@@ -176,9 +185,13 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     )
     sub["language"] = _language_gate(poem, arabizi, spec.refrain != "none")
     script_name = "arabizi" if arabizi else "arabic"
-    variety = detect([w for ln in poem.lines for w in ln.words], script_name)
+    words = [w for ln in poem.lines for w in ln.words]
+    variety = detect(words, script_name)
     zero, full = VARIETY_RAMP[script_name]
     sub["variety"] = min(1.0, max(0.0, (variety.derja - zero) / (full - zero)))
+    if variety.counts[DERJA] == 0.0 and len(words) > UNPROVEN_WORDS[0]:
+        lo, hi = UNPROVEN_WORDS
+        sub["variety"] *= 1.0 - (1.0 - UNPROVEN_GATE) * min(1.0, (len(words) - lo) / (hi - lo))
     gain, moved = order_gain([h for ln in poem.lines for h in ln.hemi_words], script_name)
     zero, full = ORDER_RAMP[script_name]
     gain = (gain * moved + full * ORDER_PRIOR_WORDS) / (moved + ORDER_PRIOR_WORDS)

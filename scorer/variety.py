@@ -10,11 +10,15 @@ progressive markers, pronouns, possessives, common adverbs and verb forms) in
 ``lexicon/varieties/<script>/<variety>.txt``. A marker several varieties list
 splits its weight evenly between them: it tells nothing between them but is evidence against the
 rest (مش is Tunisian, Egyptian and Levantine, never MSA or Moroccan); ``shared.txt`` names words
-that count for nobody. Arabic script adds two morphological rules: an imperfect verb with the
-plural ``-ūn`` (يكتبون, تعرفون) is MSA, a verb plural in ``-āw`` / ``-īw`` (مشاو, يبنيو) is Maghrebi
-(Tunisian or Moroccan). Latin script looks a word up by its lower-cased spelling first (Tunisian
+that count for nobody. Morphology rules vote for words no table lists: in Arabic script an
+imperfect verb with the plural ``-ūn`` (يكتبون, تعرفون) is MSA; a verb plural in ``-āw`` / ``-īw``
+/ ``-ū`` (مشاو, يبنيو, نكتبو) is Maghrebi (Tunisian or Moroccan); a ``ما…ش`` negation (ماعادش) is
+Tunisian, Moroccan or Egyptian; ``انا`` before an ``n-`` imperfect (انا نحلم) is the Maghrebi first
+person singular. Latin script looks a word up by its lower-cased spelling first (Tunisian
 ``hedha``, ``3lech`` are spelled apart from Moroccan ``hada``, ``3lach``), then by the scorer's
-phonetic fold (``arabizi_fold``); a word with Maltese letters (ħ ġ ż ċ, so għ too) is Maltese.
+phonetic fold (``arabizi_fold``), then by its ending (``-ech`` Tunisian; ``-ou``, ``-iw``, ``-aw``,
+``-ouch`` verbs Maghrebi; ``ana``/``ena`` + ``n-`` as in Arabic); a word with Maltese letters
+(ħ ġ ż ċ, so għ too) is Maltese.
 
 The verdict counts marker weight per variety: the variety with the most wins; Tunisian wins a tie
 only with a marker of its own (a tie of shared markers alone is ``unknown``), and a text with no
@@ -25,8 +29,9 @@ marker 0.75, one lone MSA marker 0.25; above 0.5 exactly when Tunisian leads.
 Cost: one C-level ``map`` over the words through a per-word cache (a run's vocabulary repeats,
 as for the lexicon's lookups); a word met for the first time costs a table lookup or two (clitic
 forms و/ف/w- are in the tables), an ``endswith`` for the morphology rules, for Latin a ``lower()``
-and, on a spelling miss, the (cached) fold. Tables load
-once at import. Pure: no I/O after import, no randomness.
+and, on a spelling miss, the (cached) fold; a poem holding the pronoun
+(انا, ana) adds one C-level pass that picks the words after it. Tables load once at import.
+Pure: no I/O after import, no randomness.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
+from itertools import compress
 from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
@@ -66,8 +72,27 @@ MSA_VERB_WEIGHT = 1.0
 MAGHREBI_VERB_WEIGHT = 1.0
 """A verb plural in ``-āw`` (مشاو, خلاو) or an imperfect in ``-īw`` (يبنيو, نحكيو): Tunisian or
 Moroccan (Egyptian and Levantine write ``-وا``), split between the two like any shared marker."""
-_TAILS = ("ون", "او", "يو")
+NEGATION_WEIGHT = 1.0
+"""A word wrapped in the negation circumfix ``ما…ش`` (ماعادش, مايحبوش, ماكتبتش): Tunisian, Moroccan
+and Egyptian write it so; MSA, Levantine (but the south's, written apart), Gulf and Iraqi do not.
+Split between the three."""
+FIRST_PERSON_WEIGHT = 1.0
+"""``انا`` (I) before an imperfect in ``n-`` (انا نحلم, انا نستناك; Latin ``ana``/``ena`` before ``n`` and
+any letter but a: ena nel3eb, ana n7lem, not the participles nayem, nazel): the Maghrebi first person
+singular; in MSA and the Mashriq ``n-`` is "we" (انا أحلم, انا بحلم). Tunisian or Moroccan."""
+ECH_WEIGHT = 1.0
+"""A Latin word in ``-ech`` no table knows: the Tunisian imala of ``-āš`` (see _latin_morphology)."""
+_TAILS = ("ون", "و", "ش")
 _NOT_VERBS = frozenset({"تليفون", "تلفون", "تلفزيون", "ياسمون"})
+PRONOUN_I: dict[str, frozenset[str]] = {
+    "arabic": frozenset({"انا", "وانا", "فانا"}),
+    "arabizi": frozenset({"ana", "ena", "eni", "wana", "wena"}),
+}
+"""The first person pronoun (with و/ف, w-) that FIRST_PERSON_WEIGHT looks for before an n- verb."""
+_I = PRONOUN_I["arabic"]
+_LATIN_I = frozenset(f(w) for w in PRONOUN_I["arabizi"] for f in (str.lower, str.capitalize, str.upper))
+"""As the words come (case kept): lower-casing every word of a poem to find one would cost more
+than the lookups."""
 
 
 Vote = tuple[tuple[str, float], ...]
@@ -238,21 +263,36 @@ def _verdict(order: tuple[str, ...], hits: list[Hit]) -> Variety:
 
 def _arabic_morphology(word: str) -> Vote:
     """The vote of a word ending in one of _TAILS that is no marker: an MSA ``-ūn`` imperfect
-    (ي/ت + at least two letters + ون, after و/ف), a Maghrebi ``-āw`` verb (at least two letters
-    before, no article) or ``-īw`` imperfect (ي/ت/ن first); else nothing."""
+    (ي/ت + at least two letters + ون, after و/ف); a Maghrebi verb plural, ``-āw`` (at least two
+    letters before, no article), ``-īw`` imperfect (ي/ت/ن first) or ``-ū`` imperfect (ي/ت/ن + at
+    least three letters + و: نكتبو, يقولو; the dialects of the east write ``-وا`` and say the
+    indicative with ``b-``, and MSA's defective verbs, يبدو, نرجو, are four letters); a ``ما…ش``
+    negation (at least five letters); else nothing."""
     if word in _NOT_VERBS or len(word) < 4:
         return ()
     w = word[1:] if word[0] in "وف" and len(word) > 4 else word
-    tail = w[-2:]
-    if tail == "ون":
+    last = w[-1]
+    if last == "ش":
+        return _NEGATION_VOTE if len(w) >= 5 and w.startswith("ما") else ()
+    if last == "ن":
         return _MSA_VOTE if w[0] in "يت" and len(w) >= 5 else ()
+    tail = w[-2:]
     if tail == "او":
         return () if w.startswith("ال") else _MAGHREBI_VOTE
-    return _MAGHREBI_VOTE if w[0] in "يتن" else ()
+    if tail == "يو":
+        return _MAGHREBI_VOTE if w[0] in "يتن" else ()
+    return _MAGHREBI_VOTE if w[0] in "يتن" and len(w) >= 5 else ()
 
 
 _MSA_VOTE: Vote = (("msa", MSA_VERB_WEIGHT),)
+_ECH_VOTE: Vote = (("tunisian", ECH_WEIGHT),)
 _MAGHREBI_VOTE: Vote = (("tunisian", MAGHREBI_VERB_WEIGHT / 2), ("moroccan", MAGHREBI_VERB_WEIGHT / 2))
+_NEGATION_VOTE: Vote = tuple((v, NEGATION_WEIGHT / 3) for v in ("tunisian", "moroccan", "egyptian"))
+_FIRST_PERSON_HIT: Hit = (
+    (("tunisian", FIRST_PERSON_WEIGHT / 2), ("moroccan", FIRST_PERSON_WEIGHT / 2)),
+    "انا+n-:tunisian+moroccan",
+)
+_FIRST_PERSON_HIT_LATIN: Hit = (_FIRST_PERSON_HIT[0], "ana+n-:tunisian+moroccan")
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -278,20 +318,72 @@ def _latin_hit(word: str) -> Hit:
         return hit
     if not low.isascii() and not MALTESE_LETTERS.isdisjoint(low):
         return _hit(word, _MALTESE_VOTE)
-    return LATIN_FOLD.get(arabizi_fold(word), ())
+    hit = LATIN_FOLD.get(arabizi_fold(word))
+    if hit is not None:
+        return hit
+    vote = _latin_morphology(low)
+    return _hit(word, vote) if vote else ()
+
+
+def _latin_morphology(low: str) -> Vote:
+    """The vote of a lower-cased Latin word no table knows, by its ending (Arabizi spells the
+    Maghreb's verb endings the French way): ``-ech`` (at least five letters), the Tunisian
+    imala of ``-āš`` in questions and negations (wa9tech, ma njemtech, ma 3adech; Moroccan writes
+    ``-ach``/``-ch``, the east ``-sh``): Tunisian; a Maghrebi verb plural, ``-ou`` after n/y/t
+    and at least three letters (nlemmou, y7ebbou), ``-iw``/``-aw`` after at least three
+    (nghanniw, nab9aw), or ``-ouch`` negated (ya3rfouch; the east writes ``-sh``): Tunisian or
+    Moroccan, as in Arabic script; else nothing."""
+    if len(low) < 5 or not low.isascii():
+        return ()
+    if low.endswith("ech") and not low.endswith("eech"):
+        return _ECH_VOTE
+    if low.endswith("ouch"):
+        return _MAGHREBI_VOTE if len(low) >= 6 and low[0] in "mnyt" else ()
+    if low.endswith("ou"):
+        return _MAGHREBI_VOTE if len(low) >= 6 and low[0] in "nyt" else ()
+    if low.endswith(("iw", "aw")):
+        return _MAGHREBI_VOTE
+    return ()
+
+
+def _n_verb(word: str) -> bool:
+    """An Arabic-script word that can be an n- imperfect after انا."""
+    return len(word) >= 3 and word[0] == "ن"
+
+
+def _n_word(word: str) -> bool:
+    """A Latin word that can be an n- imperfect after ana (not a participle in n-a: nayem, nazel)."""
+    return len(word) >= 3 and word[0] in "nN" and word[1] not in "aA"
 
 
 def detect_arabic(words: Iterable[str]) -> Variety:
     """Variety of normalised Arabic-script words (``scorer.arabic.normalize_arabic``'s output, as
     the scorer's ``Line.words`` are)."""
-    return _verdict(VARIETIES["arabic"], list(filter(None, map(_arabic_hit, words))))
+    ws = words if isinstance(words, list) else list(words)
+    hits = list(filter(None, map(_arabic_hit, ws)))
+    if not _I.isdisjoint(ws):  # the words after a pronoun, picked in C (a Python loop per pair costs)
+        hits += [_FIRST_PERSON_HIT for b in compress(ws[1:], map(_I.__contains__, ws)) if _n_verb(b)]
+    return _verdict(VARIETIES["arabic"], hits)
 
 
 def detect_latin(words: Iterable[str]) -> Variety:
     """Variety of Latin-script words as the scorer gives them (case kept, digits inside words):
     the lower-cased spelling first; a spelling not listed is folded (``arabizi_fold``) and looked
     up again, or is Maltese by its letters."""
-    return _verdict(VARIETIES["arabizi"], list(filter(None, map(_latin_hit, words))))
+    ws = words if isinstance(words, list) else list(words)
+    hits = list(filter(None, map(_latin_hit, ws)))
+    if not _LATIN_I.isdisjoint(ws):
+        hits += [
+            _FIRST_PERSON_HIT_LATIN for b in compress(ws[1:], map(_LATIN_I.__contains__, ws)) if _n_word(b)
+        ]
+    return _verdict(VARIETIES["arabizi"], hits)
+
+
+def word_vote(word: str, script: str) -> Vote:
+    """What one word casts alone in ``script`` (its table entry or morphology rule; the pronoun +
+    ``n-`` pair is two words'), ``()`` for nothing: for tests and tools that edit markers."""
+    hit = _latin_hit(word) if script == "arabizi" else _arabic_hit(normalize_arabic(word))
+    return hit[0] if hit else ()
 
 
 def detect(words: Iterable[str], script: str) -> Variety:

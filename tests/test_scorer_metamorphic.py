@@ -33,7 +33,7 @@ from scorer.arabic import normalize_arabic
 from scorer.catalogue import FORMS
 from scorer.lexicon import is_word
 from scorer.score import score
-from scorer.variety import ARABIC_TABLE, DERJA, LATIN_SPELLING, VARIETIES
+from scorer.variety import ARABIC_TABLE, DERJA, LATIN_SPELLING, PRONOUN_I, VARIETIES, word_vote
 
 ROOT = Path(__file__).resolve().parent.parent
 EPSILON = 1e-9
@@ -420,9 +420,10 @@ MARKERS = {script: _markers(script) for script in VARIETIES}
 
 
 def _is_derja_marker(word: str, script: str) -> bool:
-    table = ARABIC_TABLE if script == "arabic" else LATIN_SPELLING
-    hit = table.get(normalize_arabic(word) if script == "arabic" else word.lower())
-    return bool(hit) and any(v == DERJA for v, _ in hit[0])
+    """A word that votes for Derja (a listed marker or a morphology rule's verb), or the pronoun
+    of the pronoun + n- verb pair (swapping it out undoes the pair)."""
+    key = normalize_arabic(word) if script == "arabic" else word.lower()
+    return key in PRONOUN_I[script] or any(v == DERJA for v, _ in word_vote(word, script))
 
 
 def _swapped(blocks: Poem, script: str, rival: str, extra: int, seed: int) -> tuple[Poem, int]:

@@ -4,6 +4,7 @@ bench/data/varieties and on the sample poems, and its properties under edits of 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.bench_varieties import classify, confusion, derja_scores, texts, words
-from scorer.score import VARIETY_RAMP
-from scorer.variety import ARABIC_TABLE, DERJA, UNKNOWN, VARIETIES, detect
+from scorer.arabic import normalize_arabic
+from scorer.score import UNPROVEN_GATE, UNPROVEN_WORDS, VARIETY_RAMP, score
+from scorer.text import parse_poem
+from scorer.variety import ARABIC_TABLE, DERJA, PRONOUN_I, UNKNOWN, VARIETIES, detect, word_vote
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "samples"
@@ -202,3 +205,102 @@ def test_corpus_has_sixty_texts_per_variety() -> None:
     for script, varieties in VARIETIES.items():
         for v in varieties:
             assert len(texts(script, v, "all")) == 60, (script, v)
+
+
+# --- no Derja evidence at all (scorer/score.py, UNPROVEN_WORDS) ----------------------------------------
+
+NEUTRAL = {"arabic": "القمر", "arabizi": "9mar"}
+"""A word of both lexicons that votes for no variety, put in place of every Derja-voting word."""
+ADDED = {"arabic": "برشا", "arabizi": "barcha"}
+
+
+def _neutral(text: str, script: str) -> str:
+    """The poem with every word that votes for Derja (and the pronoun of a pronoun + n- pair)
+    replaced by NEUTRAL: what a marker-free MSA or any-Arabic rewrite keeps of it."""
+
+    def swap(m: re.Match[str]) -> str:
+        w = m.group(0)
+        key = normalize_arabic(w) if script == "arabic" else w.lower()
+        if key in PRONOUN_I[script] or any(v == DERJA for v, _ in word_vote(w, script)):
+            return NEUTRAL[script]
+        return w
+
+    return _WORD_RE.sub(swap, normalize_arabic(text) if script == "arabic" else text)
+
+
+_WORD_RE = re.compile(r"[^\W_]+")
+
+
+def _unproven_gate(n: int) -> float:
+    lo, hi = UNPROVEN_WORDS
+    return 1.0 - (1.0 - UNPROVEN_GATE) * min(1.0, max(0.0, (n - lo) / (hi - lo)))
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.relative_to(SAMPLES).as_posix())
+def test_marker_free_poem_scores_below_its_derja_twin(path: Path) -> None:
+    """A sample poem stripped of every Derja-voting word has no Tunisian evidence and pays on the
+    variety gate by its length (UNPROVEN_WORDS); one Tunisian marker put back (برشا, barcha) lifts
+    the gate to 1 and the reward above the marker-free twin's."""
+    script = "arabizi" if path.parent.name == "arabizi" else "arabic"
+    refs = {"form": path.stem, "script": script}
+    bare = _neutral(path.read_text("utf-8"), script)
+    got = detect(words(bare), script)
+    assert got.counts[DERJA] == 0.0, got
+    lines = bare.split("\n")
+    third = [i for i, ln in enumerate(lines) if ln.strip()][2]  # a body line, not a refrain or title
+    first, rest = lines[third].split(" ", 1)
+    lines[third] = f"{first} {ADDED[script]} {rest}"
+    twin = "\n".join(lines)
+    s_bare, s_twin = score({"parts": [{"text": bare}]}, refs), score({"parts": [{"text": twin}]}, refs)
+    n = sum(len(ln.words) for ln in parse_poem(bare).lines)
+    assert n > UNPROVEN_WORDS[0], n
+    assert s_bare.subscores["variety"] == pytest.approx(_unproven_gate(n) * min(1.0, _ramp(got, script)))
+    assert s_twin.subscores["variety"] == 1.0
+    assert s_bare.reward < s_twin.reward - 0.05, (s_bare.reward, s_twin.reward)
+
+
+def _ramp(got: object, script: str) -> float:
+    zero, full = VARIETY_RAMP[script]
+    return max(0.0, (got.derja - zero) / (full - zero))  # type: ignore[attr-defined]
+
+
+def test_short_marker_free_poem_pays_nothing() -> None:
+    """A poem under UNPROVEN_WORDS[0] words may lack a marker by chance (genuine Derja carries about
+    one per 34 words): its variety gate stays 1 (a red-team round's genuine muthallath of 29 words)."""
+    text = (
+        "يا بلادي يا خضراء\nيا ريحة الحنّاء\nفيك عزّي وحنيّة\n\nعشت فيك صغير\nتحت النخل الكبير\n"
+        "وشربت من عين جارية\n\nومهما نمشي بعيد\nنرجعلك في العيد\nنبوس التراب بنيّة"
+    )
+    got = score({"parts": [{"text": text}]}, {"form": "muthallath", "script": "arabic"})
+    assert detect(words(text), "arabic").counts[DERJA] == 0.0
+    assert got.subscores["variety"] == 1.0, got
+
+
+@pytest.mark.parametrize(
+    ("words_", "vote"),
+    [
+        (["نكتبو"], "tunisian+moroccan"),
+        (["ماكتبتش"], "tunisian+moroccan+egyptian"),
+        (["انا", "نحلم"], "tunisian+moroccan"),
+    ],
+)
+def test_morphology_votes_arabic(words_: list[str], vote: str) -> None:
+    """Maghrebi -ū imperfect, the ما…ش negation and انا + n- vote as their rules say; MSA's
+    defective verbs (يبدو, نرجو) and the -ūn plural do not vote Maghrebi."""
+    got = detect(words_, "arabic")
+    assert {v for v, w in got.counts.items() if w > 0} == set(vote.split("+")), got
+    for msa in ("يبدو", "نرجو", "ويبدو", "يكتبون"):
+        assert detect([msa], "arabic").counts[DERJA] == 0.0, msa
+
+
+def test_morphology_votes_arabizi() -> None:
+    """-ech is Tunisian; -ou after n/y/t, -iw, -aw and -ouch verbs are Maghrebi; ana + n- verb is
+    Maghrebi, ana + a participle (nayem) is not; French and English words stay theirs."""
+    assert detect(["wa9tech"], "arabizi").variety == DERJA
+    for w in ("nlemmou", "nghanniw", "nab9aw", "ya3rfouch"):
+        got = detect([w], "arabizi")
+        assert got.counts[DERJA] == got.counts["moroccan"] == 0.5, (w, got)
+    assert detect(["ena", "nel3eb"], "arabizi").counts[DERJA] == 0.5
+    assert detect(["ena", "nayem"], "arabizi").counts[DERJA] == 0.0
+    for w in ("speech", "touch", "nous", "you"):
+        assert detect([w], "arabizi").counts[DERJA] == 0.0, w
