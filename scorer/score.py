@@ -56,14 +56,14 @@ see UNPROVEN_WORDS for a long poem without Tunisian evidence) the gate is 1; at 
 English or Maltese for Arabizi, score ≤ 0; linear in between. Arabizi needs more evidence: its
 spelling is free, so a Derja word is sometimes spelt like another variety's marker (`dul`, `waš`);
 a poem in another variety has many markers, not two."""
-UNPROVEN_WORDS = (50, 150)
+UNPROVEN_WORDS = (50, 120)
 """A poem with no Tunisian marker weight at all (no Tunisian word, no Maghrebi verb form, no dialect
 word Tunisians share) is not shown to be Derja: from the first word count to the second its variety
 gate falls linearly to UNPROVEN_GATE. Genuine Derja carries about one Tunisian marker per 34 words
 (median over the red-team rounds' genuine poems) and a short one can lack it by chance (2 of 92 do,
 of 29 and 41 words); a long one without any is marker-free MSA or any-Arabic (docs/scorer.md,
 "Varieties")."""
-UNPROVEN_GATE = 0.8
+UNPROVEN_GATE = 0.5
 ORDER_RAMP = {"arabic": (0.0, 0.10), "arabizi": (0.01, 0.11)}
 """The word-order gate on `scorer.order`'s gain (how much better the lines' order is than a random
 order of the same words, per movable word), per script: (zero, full). Every genuine poem of the
