@@ -16,7 +16,10 @@ if TYPE_CHECKING:
     from scorer.text import Line
 
 TITLE_WORDS = 7
-"""A title or a signature is a short line: at most this many words."""
+"""A title is a short line: at most this many words."""
+SIGNATURE_WORDS = 12
+"""A signature may say more than a title (``كلمات: محمد الصغير بن علي، صفاقس، ربيع 2023``): its
+start, brackets or closing year already set it apart from a line of the poem."""
 
 
 def count_dropped(dropped: dict[str, int], kind: str, chars: int) -> None:
@@ -42,7 +45,7 @@ def drop_signature(blocks: list[list[Line]], dropped: dict[str, int]) -> None:
     last = blocks[-1][-1]
     if (
         last.signed
-        and len(last.words) <= TITLE_WORDS
+        and len(last.words) <= SIGNATURE_WORDS
         and len(last.hemi_words) == 1
         and len(blocks) + len(blocks[-1]) > 2
         # a line of the poem sung again (a refrain in brackets) is no credit

@@ -41,11 +41,13 @@ _NUMERAL_LINE = re.compile(r"^\s*[(\[]?\s*(?:\d{1,3}|[٠-٩]{1,3}|[IVXLC]{1,7})\
 _SIGNATURE = re.compile(
     r"^\s*+(?:[-–—~]+\s*+\S|[(\[]?\s*+(?:by|par|signe|بقلم|شعر|كلمات|توقيع)\s*+[:：]?\s*+\S"
     r"|[(\[][^()\[\]\n]++[)\]]\s*+$"
-    r"|(?:تمت|انتهت|انتهي|النهايه|fin|the\s++end|end)(?:\s++بحمد\s++الله)?+[\s.!…]*+$)",
+    r"|(?:تمت|انتهت|انتهي|النهايه|fin|the\s++end|end)(?:\s++بحمد\s++الله)?+[\s.!…]*+$"
+    r"|[^\n]{0,48}?(?<![0-9٠-٩])(?:1[89]|20|١[٨٩]|٢٠)[0-9٠-٩]{2}[\s.)\]]*+$)",
     re.I,
 )
 """A signature or credit under the poem: ``— name``, ``بقلم: …``, a line in brackets
-(``(شعر شعبي تونسي)``), or a closing word (تمّت, النهاية, fin). Read on the normalised text (é is e,
+(``(شعر شعبي تونسي)``), a closing word (تمّت, النهاية, fin), or a short line ending on a year
+(``صفاقس 2023``, ``المهدية، صيف 2022``, ``Sfax, 2023``: place and date). Read on the normalised text (é is e,
 ة is ه, tashkeel gone)."""
 # The lookaheads in _SOFT and _SPLIT only name the characters a match can start with: the same
 # matches, but the engine skips every other position at once (twice as fast on a verse line).
@@ -386,7 +388,7 @@ def parse_poem(text: str) -> Poem:
         gaps[0] = 0
         tail = last_raw.lstrip()
         if (
-            tail[:1] in _SIGN_START
+            (tail[:1] in _SIGN_START or tail.rstrip(" .)]\n\r")[-1:] in _DIGITS)
             and _SIGNATURE.match(tail)
             # a bullet on every line is layout: the last line opens as the one before it does
             and not (len(lines) >= 2 and prev_raw.lstrip()[:1] == tail[:1] and tail[:1] in "-–—~")
@@ -473,6 +475,7 @@ _NO_PROSE_LEAD_START = _arabic_letters_not_starting(_PROSE_LEAD_WORDS)
 NOT_LATIN_BYTES = bytes(c for c in range(256) if not (65 <= c <= 90 or 97 <= c <= 122))
 """Every byte but the ASCII letters'; ``bytes.translate(None, NOT_LATIN_BYTES)`` keeps the letters."""
 _SIGN_START = frozenset("-–—~bpsBPSfFtTeEبشكتا([")
+_DIGITS = frozenset("0123456789٠١٢٣٤٥٦٧٨٩")
 _NUMERAL_START = frozenset("0123456789٠١٢٣٤٥٦٧٨٩([IVXLC")
 
 

@@ -222,6 +222,10 @@ FRAMES: dict[str, Callable[[str, str], str]] = {
         ("الصبر\nبقلم: محمد" if s == "arabic" else "Sabr\n— Mohamed") + "\n\n" + t
     ),
     "credit: a closing word": lambda t, s: t + "\n\n" + ("تمّت" if s == "arabic" else "Fin."),
+    "credit: place and date": lambda t, s: (
+        t + "\n\n" + ("المهدية، صيف 2022" if s == "arabic" else "Sfax, 2023")
+    ),
+    "credit: a long credit line": lambda t, _s: t + "\n\nكلمات: محمد الصغير بن علي، صفاقس، ربيع ٢٠٢٣",
     "title: a line introducing the poem": lambda t, s: (
         ("هاذي قصيدة كتبتها على قد ما طلبت:" if s == "arabic" else "Voici une qasida comme demandé :")
         + "\n\n"
