@@ -114,25 +114,41 @@ _CRAFT_AR = (
     "(?<!\\w)[وفب]?(?:ال|كل ال)?(?:قافيه|قوافي|قافيات)(?!\\w)"
     "|(?<!\\w)[وفب]?(?:كل )?ال(?:وزن|شكل|ابيات|مقاطع|مقطع|لازمه|رده|تقييم)(?!\\w)"
     "|(?<!\\w)[وفب]?(?:ابيات|مقاطع|لازمه|تقييم)(?!\\w)"
+    "|(?<!\\w)[وفب]?(?:ال)?(?:ملزومه|قصيده)(?!\\w)"
 )
 """The poem's craft in Arabic script (normalised): rhyme, metre, form, verses, stanzas, refrain, the
 mark. Bare شكل, وزن, بيت and بحر are left out: a poem says شكلها (her looks), البيت (the house),
 البحر (the sea) in their ordinary sense."""
 _CLAIM_AR = (
     "(?<!\\w)(?:صحيح|صحيحه|محترم|محترمه|محترمين|كامل|كامله|مضبوط|مضبوطه|مظبوط|مظبوطه|سليم|سليمه"
-    "|ممتاز|ممتازه|مثالي|مثاليه|متقن|متقنه|موزون|موزونه|بلا غلط|بلاش غلط|بلا حتي غلطه|بلا حتى غلطه"
+    "|ممتاز|ممتازه|مثالي|مثاليه|متقن|متقنه|موزون|موزونه|محكوم|محكومه|مرتب|مرتبه|مرتبين"
+    "|بلا غلط|بلاش غلط|بلا حتي غلطه|بلا حتى غلطه"
     "|ميه بالميه|ميه في الميه|ميه على ميه|ميه علي ميه)(?!\\w)|[0-9]{2,3} ?[%٪]|[✅✔☑]"
 )
 """Words that mark a claim of correctness (right, respected, complete, exact, perfect, a hundred per
 cent, without a fault), as `normalize_arabic` writes them."""
 _FORM_CLAIM_AR = _claim(_CRAFT_AR, _CLAIM_AR, 1, 1)
-_CRAFT_AR_KEYS = ("قافي", "قوافي", "الوزن", "الشكل", "ابيات", "مقاطع", "المقطع", "لازمه", "الرده", "تقييم")
+_CRAFT_AR_KEYS = (
+    "قافي",
+    "قوافي",
+    "الوزن",
+    "الشكل",
+    "ابيات",
+    "مقاطع",
+    "المقطع",
+    "لازمه",
+    "الرده",
+    "تقييم",
+    "ملزومه",
+    "قصيده",
+)
 """Every craft word of `_CRAFT_AR` holds one of these: `_FORM_CLAIM_AR` runs only on a text that does."""
 
 _CRAFT_WORDS = frozenset(
     """rhyme rhymes rhyming rime rimes metre meter form forme structure stanza stanzas strophe strophes
     refrain refrains verses score note 9afia 9afya l9afia l9afya el9afia qafia qafya 9awafi l9awafi
-    chakl echakl lchakl wazn lwazn abyet labyet lazma llazma radda erradda ta9yim""".split()  # noqa: SIM905
+    chakl echakl lchakl wazn lwazn abyet labyet lazma llazma radda erradda ta9yim
+    malzouma malzuma lmalzouma qasida 9asida""".split()  # noqa: SIM905
 )
 """The poem's craft in English, French and Arabizi (the Latin words `_FORM_CLAIM` needs one of)."""
 _FORM_CLAIM = _claim(
@@ -141,7 +157,8 @@ _FORM_CLAIM = _claim(
     "|parfaitement|respected|respects|respecte|respectée|respectées|respecté|respectés|respectee|respectees"
     "|impeccable|impeccables|complete|complet|complète|exact|exacte|exactly|valid|valide|nickel"
     "|s7i7|s7i7a|sa7i7|sa7i7a|m7tarma|m7tarem|mo7tarma|mo7tarem|kemel|kamel|kemla|kamla|mdhabta|mdhabet"
-    "|mdhbouta|mdhbout|madhbout|madhbouta)\\b|\\b[0-9]{2,3} ?%|\\bmi[ay]a? b(?:el|il|l) mi[ay]a?\\b"
+    "|mdhbouta|mdhbout|madhbout|madhbouta|mriguel|mrigla|mriglin|m7akma|m7akem|mratba|mratbin)\\b"
+    "|\\b[0-9]{2,3} ?%|\\bmi[ay]a? b(?:el|il|l) mi[ay]a?\\b"
     "|[✅✔☑]",
     3,
     2,

@@ -57,6 +57,10 @@ POEM = (SAMPLES / "malzuma.txt").read_text(encoding="utf-8")
         "Rhyme scheme: ✅  Form: ✅",
         "perfect rhymes, every stanza complete",
         "el 9afia mia bel mia",
+        # the form's own name beside a claim, and more claim words (round 6)
+        "ملزومة محكومة: القوافي مرتّبة",
+        "ملزومة تونسية ١٠٠٪",
+        "lmalzouma mriguel",
     ],
 )
 def test_text_for_another_reader_scores_minus_one(extra: str) -> None:
@@ -111,6 +115,9 @@ def test_the_prefilters_hide_nothing_from_the_patterns(text: str) -> None:
         "الليل كامل نكتب في الأبيات",
         "the refrain of the sea comes back",
         "ya 9albi el lil kemel",
+        "نكتبلك ملزومة على البلاد",  # the form's name with no claim
+        "القصيدة اللي حفظتها من جدّي",
+        "dar mratba w ndhifa",  # tidy, but no craft word
     ],
 )
 def test_what_phones_and_poems_write_is_not_hidden(ok: str) -> None:
