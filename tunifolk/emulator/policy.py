@@ -398,7 +398,8 @@ def judge_score(text: str, salt: int = 0) -> float:
     """The stand-in autorater: a deterministic heuristic of the text, in [-1, 1].
 
     It reads sense the way a reader would, as far as a word list can: it rewards imagery (line
-    bodies made of `IMAGERY` words) and punishes theme-free padding (`PADDING` words), and it
+    bodies whose content words are `IMAGERY` words; the phrases' particles, pronouns, prepositions
+    and verbs are glue and count for neither) and punishes theme-free padding (`PADDING` words), and it
     rewards varied line ends and lines that rhyme with their neighbours, punishes words that are no
     words (the policy's vocabulary stands for the language), (within a stanza, or from
     bayt to bayt), and punishes repeated lines, one rhyme word used everywhere, line bodies that

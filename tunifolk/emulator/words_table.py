@@ -2,8 +2,9 @@
 
 `FORMS` mirrors the scorer's catalogue (scorer/catalogue.py), never imported from it, so the
 emulator reaches the scorer only over HTTP. `RHYMES` and `RHYMES_LATIN` are rhyme words grouped by
-rhyme (Arabic script and Tunisian Arabizi); `FILLERS` are glue words, `IMAGERY` the images the judge
-rewards, `PADDING` the theme-free words of the hacking policy; each has an Arabizi twin.
+rhyme (Arabic script and Tunisian Arabizi); `FILLERS` are glue words (the thought's), `IMAGERY` the
+images the judge rewards, `PADDING` the theme-free words of the hacking policy, and the phrase slots
+(`PREPOSITIONS`, `VERBS`, …, `phrases` puts them in Derja order); each has an Arabizi twin.
 tests/test_emulator_policy.py holds the rhyme groups to the real scorer.
 """
 
