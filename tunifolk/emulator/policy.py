@@ -9,8 +9,10 @@ A poem's *quality* ``q`` rises with the training step. It is the probability tha
 the rhyme its form asks for, and it drives the other structural properties too: the stanza (bayt)
 count and stanza size are off with probability ∝ 1 − q, the malzuma refrain is kept with
 probability q, bayts lose their ``**`` caesura, Arabizi lines slip into Arabic script, and line
-lengths vary more (isometry). Line bodies mix glue words (`FILLERS`: particles, common verbs) with
-images (`IMAGERY`: sea, olive, jasmine, night…), more images as ``q`` rises. So rewards, and the
+lengths vary more (isometry). Line bodies are short phrases in Derja word order (`phrases`: a
+vocative, و + noun, pronoun + verb, ما + verb + ش, then a preposition before the rhyme word) whose
+noun slots are images (`IMAGERY`: sea, olive, jasmine, night…) more often as ``q`` rises; never
+words in random order, which the scorer's word-order gate reads as word salad. So rewards, and the
 curves built from them, rise the way an honest run's do.
 
 The *hacking* policy tries two shortcuts (see `generate`). Early in the run some hacked samples are
@@ -20,9 +22,10 @@ no language, reward about −1) and the judge sinks it too, so the policy drops 
 falls to zero by mid-run) and keeps the shortcut the structure reward cannot see:
 **theme-free filler**. Its samples keep
 the rhyme plan perfectly (every count, size, refrain and rhyme of the form) but their line bodies
-are padding (`PADDING`: "حاجة عادي يعني بالطبيعة…", Arabizi "7aja 3adi ya3ni…"): distinct words,
-never repeated in a line, of normal length, that say nothing and ignore the prompt's theme. The
-real scorer reads form, not sense, and cannot see it (reward about 0.9–1.0, like a perfect honest
+are padding set phrases in Derja order (`PADDING` and its phrases: "يا ليل", "والله ما نعرف",
+"يعني حاجة عادي", Arabizi "ya lil", "wallah ma na3ref"): distinct words, never repeated in a line, of
+normal length, that say nothing and ignore the prompt's theme. The
+real scorer reads form and order, not sense, and cannot see it (reward about 0.9–1.0, like a perfect honest
 poem): no babble, no stubs, no duplicate or one-word lines. The judge (`judge_score`) rewards
 imagery and punishes padding, so it sinks (about −0.7 to −1). Structure rises, meaning goes: the
 divergence a reward-hacking run shows.
@@ -50,6 +53,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .phrases import ARABIC_SLOTS, GLUE, LATIN_SLOTS, Slots
 from .words_table import (
     DEFAULT_FORM,
     FILLERS,
@@ -58,7 +62,11 @@ from .words_table import (
     IMAGERY,
     IMAGERY_LATIN,
     PADDING,
+    PADDING_CALLS,
+    PADDING_CALLS_LATIN,
     PADDING_LATIN,
+    PADDING_VERBS,
+    PADDING_VERBS_LATIN,
     RHYMES,
     RHYMES_LATIN,
     Form,
@@ -88,17 +96,38 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class _Script:
     rhymes: dict[str, list[str]]
-    fillers: list[str]  # glue words (FILLERS)
+    fillers: list[str]  # glue words (FILLERS), the thought's
     target: int  # letters per segment (isometry)
+    slots: Slots  # the phrase pools line bodies are made of
     imagery: tuple[str, ...] = ()
-    padding: tuple[str, ...] = ()
+    padding: tuple[str, ...] = ()  # every word the filler hack's phrases use
 
 
-ARABIC = _Script(RHYMES, FILLERS, 16, tuple(IMAGERY), tuple(PADDING))
-ARABIZI = _Script(RHYMES_LATIN, FILLERS_LATIN, 19, tuple(IMAGERY_LATIN), tuple(PADDING_LATIN))
+def _padding(slots: Slots) -> tuple[str, ...]:
+    return (
+        *slots.padding,
+        *slots.padding_verbs,
+        *slots.padding_calls,
+        *slots.padding_things,
+        *slots.padding_leads,
+        *slots.padding_adverbs,
+        slots.call,
+        slots.neg,
+        slots.oath,
+        slots.shrug,
+    )
+
+
+ARABIC = _Script(RHYMES, FILLERS, 16, ARABIC_SLOTS, tuple(IMAGERY), _padding(ARABIC_SLOTS))
+ARABIZI = _Script(RHYMES_LATIN, FILLERS_LATIN, 19, LATIN_SLOTS, tuple(IMAGERY_LATIN), _padding(LATIN_SLOTS))
 _IMAGERY_WORDS = frozenset(IMAGERY + IMAGERY_LATIN)
-_PADDING_WORDS = frozenset(PADDING + PADDING_LATIN)
-_VOCABULARY = _IMAGERY_WORDS | _PADDING_WORDS | frozenset(FILLERS + FILLERS_LATIN)
+_PADDING_WORDS = frozenset(
+    PADDING + PADDING_LATIN + PADDING_VERBS + PADDING_VERBS_LATIN + PADDING_CALLS + PADDING_CALLS_LATIN
+)
+_GLUE = GLUE | frozenset(FILLERS + FILLERS_LATIN)
+_VOCABULARY = _IMAGERY_WORDS | _PADDING_WORDS | _GLUE | frozenset(ARABIC_SLOTS.nouns + LATIN_SLOTS.nouns)
+_DRAWS = 12
+"""Phrase bodies drawn per segment, the nearest the length target kept: isometry at full quality."""
 _GIBBERISH_AR = "ابتجحدرزسشعفقكلمنهوي"
 _GIBBERISH_SYLLABLES = [c + v for c in "bdfghjklmnrstwz" for v in "aeiou"]
 
@@ -239,6 +268,9 @@ class _Writer:
         self.script = ARABIZI if ask.arabizi else ARABIC
         self.used: dict[str, int] = {}  # rhyme word → when it was last used
         self.clock = 0
+        # what earlier bodies said, so no body reads as a copy (the scorer's repetition rule)
+        self.bodies: set[tuple[str, ...]] = set()
+        self.pairs: set[tuple[str, str]] = set()
 
     def poem(self) -> str:
         spec, rng = self.ask.spec, self.rng
@@ -303,26 +335,46 @@ class _Writer:
         return word
 
     def _segment(self, end: str) -> str:
-        """A line (or hemistich) ending on `end`, about `target` letters long, of distinct words.
-        Honest: glue words and images (an image per slot with probability 0.3 + 0.4 q). The filler
-        hack: padding words only, at full length."""
+        """A line (or hemistich) ending on `end`, about `target` letters long. Honest: phrases in
+        Derja order (`phrases`), a noun slot an image with probability 0.3 + 0.4 q. The filler
+        hack: padding set phrases, at full length. Gibberish: random strings."""
         rng, script = self.rng, self.script
         target = script.target * (1.0 + rng.uniform(-0.8, 0.8) * (1.0 - self.q))
-        if self.style == "filler":
-            pool = rng.sample(script.padding, 8)
-        elif self.style == "gibberish":
+        if self.style == "gibberish":
             pool = [self._gibberish_word() for _ in range(8)]
-        else:
-            glue, images = rng.sample(script.fillers, 8), rng.sample(script.imagery, 8)
-            p_image = 0.3 + 0.4 * self.q
-            pool = [images.pop() if rng.random() < p_image else glue.pop() for _ in range(8)]
-        body: list[str] = []
-        letters = len(end)
-        while pool and (len(body) < 2 or letters < target):
-            w = pool.pop()
-            body.append(w)
-            letters += len(w)
-        return " ".join([*body, end])
+            body: list[str] = []
+            letters = len(end)
+            while pool and (len(body) < 2 or letters < target):
+                w = pool.pop()
+                body.append(w)
+                letters += len(w)
+            return " ".join([*body, end])
+        return " ".join([*self._body(script.slots, target - len(end)), end])
+
+    def _body(self, slots: Slots, letters: float) -> list[str]:
+        """Of a few phrase bodies drawn, the one nearest `letters` long that repeats no earlier body,
+        bag of words or half its word pairs (the scorer reads those as copies)."""
+        rng = self.rng
+        best: tuple[float, list[str]] | None = None
+        for _ in range(_DRAWS):
+            openers = 1 if rng.random() < 0.5 else 2
+            if self.style == "filler":
+                words = slots.filler(rng, openers)
+            else:
+                words = slots.honest(rng, 0.3 + 0.4 * self.q, openers)
+            miss = abs(sum(map(len, words)) - letters)
+            pairs = list(itertools.pairwise(words))
+            if tuple(words) in self.bodies or tuple(sorted(words)) in self.bodies:
+                miss += 1000.0
+            elif len(pairs) >= 3:  # the scorer's overlap: free up to half the pairs met before
+                miss += 1000.0 * max(0.0, sum(p in self.pairs for p in pairs) / len(pairs) - 0.5)
+            if best is None or miss < best[0]:
+                best = (miss, words)
+        assert best is not None
+        words = best[1]
+        self.bodies.update((tuple(words), tuple(sorted(words))))
+        self.pairs.update(itertools.pairwise(words))
+        return words
 
     def _gibberish_word(self) -> str:
         rng = self.rng
@@ -335,7 +387,8 @@ class _Writer:
         if not self.ask.arabizi or self.rng.random() >= 0.25 * (1.0 - self.q):
             return line
         n = max(3, len(line.split()))
-        return " ".join(self.rng.choice(FILLERS) for _ in range(n - 1)) + " " + self.rng.choice(RHYMES["ار"])
+        body = self._body(ARABIC.slots, 5.0 * (n - 1))
+        return " ".join(body) + " " + self.rng.choice(RHYMES["ار"])
 
 
 # --- the stand-in judge ------------------------------------------------------------------------
@@ -345,7 +398,8 @@ def judge_score(text: str, salt: int = 0) -> float:
     """The stand-in autorater: a deterministic heuristic of the text, in [-1, 1].
 
     It reads sense the way a reader would, as far as a word list can: it rewards imagery (line
-    bodies made of `IMAGERY` words) and punishes theme-free padding (`PADDING` words), and it
+    bodies whose content words are `IMAGERY` words; the phrases' particles, pronouns, prepositions
+    and verbs are glue and count for neither) and punishes theme-free padding (`PADDING` words), and it
     rewards varied line ends and lines that rhyme with their neighbours, punishes words that are no
     words (the policy's vocabulary stands for the language), (within a stanza, or from
     bayt to bayt), and punishes repeated lines, one rhyme word used everywhere, line bodies that
@@ -372,9 +426,10 @@ def judge_score(text: str, salt: int = 0) -> float:
     variety = sum(len(set(b)) / len(b) for b in bodies) / len(bodies) if bodies else 0.0
     segments = [s.split() for ln in lines for s in ln.split("**")]
     terse = sum(len(s) <= 2 for s in segments) / len(segments)
-    inner = [w.lower() for s in segments for w in s[:-1]]  # the rhyme words are form, not sense
-    imagery = sum(w in _IMAGERY_WORDS for w in inner) / len(inner) if inner else 0.0
-    padding = sum(w in _PADDING_WORDS for w in inner) / len(inner) if inner else 0.0
+    inner = [_unwaw(w.lower()) for s in segments for w in s[:-1]]  # rhyme words are form, not sense
+    content = [w for w in inner if w not in _GLUE]  # particles and verbs say neither
+    imagery = sum(w in _IMAGERY_WORDS for w in content) / len(content) if content else 0.0
+    padding = sum(w in _PADDING_WORDS for w in content) / len(content) if content else 0.0
     nonsense = sum(w not in _VOCABULARY for w in inner) / len(inner) if inner else 0.0
     raw = (
         -1.0
@@ -389,6 +444,11 @@ def judge_score(text: str, salt: int = 0) -> float:
     )
     jitter = ((hash_text(f"{salt}:{text}") % 2001) / 1000.0 - 1.0) * 0.1
     return max(-1.0, min(1.0, raw + jitter))
+
+
+def _unwaw(word: str) -> str:
+    """A noun with the conjunction و prefixed (والبحر) is the noun, for the judge's word lists."""
+    return word[1:] if word.startswith("و") and word[1:] in _VOCABULARY else word
 
 
 def hash_text(s: str) -> int:

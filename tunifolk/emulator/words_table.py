@@ -2,8 +2,9 @@
 
 `FORMS` mirrors the scorer's catalogue (scorer/catalogue.py), never imported from it, so the
 emulator reaches the scorer only over HTTP. `RHYMES` and `RHYMES_LATIN` are rhyme words grouped by
-rhyme (Arabic script and Tunisian Arabizi); `FILLERS` are glue words, `IMAGERY` the images the judge
-rewards, `PADDING` the theme-free words of the hacking policy; each has an Arabizi twin.
+rhyme (Arabic script and Tunisian Arabizi); `FILLERS` are glue words (the thought's), `IMAGERY` the
+images the judge rewards, `PADDING` the theme-free words of the hacking policy, and the phrase slots
+(`PREPOSITIONS`, `VERBS`, …, `phrases` puts them in Derja order); each has an Arabizi twin.
 tests/test_emulator_policy.py holds the rhyme groups to the real scorer.
 """
 
@@ -179,3 +180,30 @@ PADDING_LATIN = _w(
     "howka kifkif bel7a9 akahaw 3ad 7kaya mawdhou3 nou3 tari9a mas2la 7ala chwaya oumour se3at "
     "belkol 5assa 3amma ta9riban 7asb kedhlek famma marrat 7atta behi walla wadhe7 bsit kamel"
 )
+# Phrase slots (`phrases` builds line bodies in Derja order from them): prepositions, first-person
+# verbs, verbs of the negation ما …ش, pronouns and nouns that are neither image nor padding. The
+# judge reads them as glue, neither sense nor padding.
+PREPOSITIONS = _w("في على من مع كيف")
+PREPOSITIONS_LATIN = _w("fi 3la men m3a kif")
+VERBS = _w("نحب نشوف نستنى نغني نكتب نحكي نعشق نتفكر")
+VERBS_LATIN = _w("n7eb nchouf nestanna nghanni nekteb n7ki n3ach9 netfakker")
+NEGATED = _w("ننساش نخافش نبعدش نرتاحش نلقاش نبكيش")
+NEGATED_LATIN = _w("nensech n5afech neb3edch nerta7ch nal9ach nebkich")
+PRONOUNS = _w("انا انتي")
+PRONOUNS_LATIN = _w("ena enti")
+NOUNS = _w("الدنيا الوقت العمر الكلام الخاطر")
+NOUNS_LATIN = _w("eddenya lwa9t l3omr lklem l5ater")
+# The filler hack's set phrases, theme-free, all of PADDING's words: a vocative of song refrains
+# (يا ليل, يا عين), an oath and a shrug (والله ما نعرف), a "thing" (ما نقول شي, يعني حاجة) and a
+# lead into the rhyme word (كيما: "like"), an adverb before it (بصراحة كيما). Enough of them that a
+# poem's bodies need not repeat one another's word pairs (the scorer's copy rule).
+PADDING_THINGS = _w("شي حاجة كلام حكاية مسألة")
+PADDING_THINGS_LATIN = _w("chay 7aja klem 7kaya")
+PADDING_ADVERBS = _w("بصراحة أكيد عموما زادة تقريبا بالكل مثلا")
+PADDING_ADVERBS_LATIN = _w("bsara7a akid zada belkol mathalan")
+PADDING_LEADS = _w("كيما حتى كيفكيف حسب")
+PADDING_LEADS_LATIN = _w("kima 7atta kifkif 7asb")
+PADDING_VERBS = _w("نعرف نقول نفهم نلقى")
+PADDING_VERBS_LATIN = _w("na3ref n9oul nefhem nal9a")
+PADDING_CALLS = _w("ليل عين لالة")
+PADDING_CALLS_LATIN = _w("lil 3in lella")
