@@ -241,7 +241,7 @@ def get_job(url: str, name: str) -> dict[str, Any]:
     return ok(requests.get(api(url, name), timeout=10), "TuningJob")
 
 
-def wait_for(url: str, name: str, states: Collection[str], timeout: float = 40.0) -> dict[str, Any]:
+def wait_for(url: str, name: str, states: Collection[str], timeout: float = 90.0) -> dict[str, Any]:
     return job_state(lambda: get_job(url, name), states, timeout)
 
 
