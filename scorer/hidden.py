@@ -202,6 +202,14 @@ def _may_hide(raw: str) -> bool:
     return bool(raw.encode("utf-16-le", "surrogatepass")[1::2].translate(None, _HIDDEN_HIGH_BYTES_OK))
 
 
+def _holds_a_key(text: str) -> bool:
+    """``any(k in text for k in _AR_KEYS)`` as a loop: no generator to drive, a step per key."""
+    for k in _AR_KEYS:  # noqa: SIM110
+        if k in text:
+            return True
+    return False
+
+
 def reader_text(raw: str) -> str:
     """What in the raw response is aimed at another reader ("" if nothing): the first sign found.
     Words are matched after NFKC, so fullwidth or styled letters (ｇｒａｄｅｒ, 𝐣𝐮𝐝𝐠𝐞) read as they
@@ -236,7 +244,7 @@ def reader_text(raw: str) -> str:
         if any(d in raw for d in _INDIC_DIGITS):
             raw = raw.translate(_TO_ASCII_DIGITS)
         text = normalize_arabic(raw)
-        if any(k in text for k in _AR_KEYS) or _DIGIT.search(text):
+        if _holds_a_key(text) or _DIGIT.search(text):
             m = _TO_A_JUDGE_AR.search(text)
             if m:
                 return f"words to a judge ({m.group(0)[:24]!r})"

@@ -176,23 +176,24 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         weights, weight_sum = _WEIGHTS_GSIM if spec.first_half == "shared" else _WEIGHTS_QASIDA
         ends = score_bayt(spec, refs, poem, sub, pen)
 
-    _common_penalties(poem, ends, pen)
+    lines = poem.lines  # a property that builds its list: once per call
+    _common_penalties(poem, lines, ends, pen)
     gate = _script_gate(poem, refs.get("script"))
     sub["script"] = gate
     script = refs.get("script", "").strip().lower()
     arabizi = (
         script == "arabizi" if script in ("arabic", "arabizi") else poem.latin_letters > poem.arabic_letters
     )
-    sub["language"] = _language_gate(poem, arabizi, spec.refrain != "none")
+    sub["language"] = _language_gate(lines, arabizi, spec.refrain != "none")
     script_name = "arabizi" if arabizi else "arabic"
-    words = [w for ln in poem.lines for w in ln.words]
+    words = [w for ln in lines for w in ln.words]
     variety = detect(words, script_name)
     zero, full = VARIETY_RAMP[script_name]
     sub["variety"] = min(1.0, max(0.0, (variety.derja - zero) / (full - zero)))
     if variety.counts[DERJA] == 0.0 and len(words) > UNPROVEN_WORDS[0]:
         lo, hi = UNPROVEN_WORDS
         sub["variety"] *= 1.0 - (1.0 - UNPROVEN_GATE) * min(1.0, (len(words) - lo) / (hi - lo))
-    gain, moved = order_gain([h for ln in poem.lines for h in ln.hemi_words], script_name)
+    gain, moved = order_gain([h for ln in lines for h in ln.hemi_words], script_name)
     zero, full = ORDER_RAMP[script_name]
     gain = (gain * moved + full * ORDER_PRIOR_WORDS) / (moved + ORDER_PRIOR_WORDS)
     sub["order"] = min(1.0, max(0.0, (gain - zero) / (full - zero)))
@@ -257,7 +258,7 @@ def _reason(spec: FormSpec, sub: dict[str, float], pen: dict[str, float]) -> str
 # --- penalties and gate ------------------------------------------------------------------------------
 
 
-def _common_penalties(poem: Poem, ends: Ends, pen: dict[str, float]) -> None:
+def _common_penalties(poem: Poem, lines: list[Line], ends: Ends, pen: dict[str, float]) -> None:
     near = far = 0
     for seq in ends.words:
         last_seen: dict[str, int] = {}
@@ -282,7 +283,7 @@ def _common_penalties(poem: Poem, ends: Ends, pen: dict[str, float]) -> None:
     if ends.segment_words:
         short_penalty([len(s) for s in ends.segment_words], 1.0, pen)
 
-    babble = _babble(poem.lines)
+    babble = _babble(lines)
     if babble:
         pen["babble"] = min(BABBLE_MAX, BABBLE_RATE * babble)
 
@@ -332,7 +333,7 @@ def _babble(lines: list[Line]) -> float:
     return total / units if units else 0.0
 
 
-def _language_gate(poem: Poem, arabizi: bool, refrain: bool) -> float:
+def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
     """Non-language, templates and copies earn nothing: every hemistich (a line without a caesura is
     one) is worth the share of its body words that are words of the asked script (the lexicon, less
     the pieces of `scorer.wordshape`), mapped by LINE_ZERO/LINE_FULL; times RHYME_UNKNOWN when its
@@ -344,7 +345,7 @@ def _language_gate(poem: Poem, arabizi: bool, refrain: bool) -> float:
     total = copied = 0.0
     units = 0
     span = LINE_FULL - LINE_ZERO
-    for ln in poem.lines:
+    for ln in lines:
         for h in ln.hemi_words:
             units += 1
             n = len(h)
@@ -417,21 +418,27 @@ def _rhyme_list(words: list[str]) -> bool:
     letters or more (`النار الدار الأسرار الأسرار`); or three or more of its body's words end alike
     and make two thirds of the body (`الجنوب القلوب المحبوب نهار`)."""
     end = words[-1]
-    tail, ident = end[-2:], rhyme_identity(end)
+    tail, ident = end[-2:], None  # the end's identity is looked up once a body word ends as it does
     body = words[:-1]
     long = [w for w in body if len(w) >= 3]
     rhyming = 0
     for w in long:  # a loop, not sum() over a generator: this runs for most hemistichs
-        if w.endswith(tail) and rhyme_identity(w) != ident:
-            rhyming += 1
+        if w.endswith(tail):
+            if ident is None:
+                ident = rhyme_identity(end)
+            if rhyme_identity(w) != ident:
+                rhyming += 1
     if rhyming >= 2 and 2 * rhyming >= len(long):
         return True
     # the second test needs three distinct long words making two thirds of the body
     if len(long) < 3 or 3 * len(long) < 2 * len(body):
         return False
+    ends = [w[-2:] for w in set(long)]  # one word repeated is babble, the babble penalty's business
+    if len(set(ends)) > len(ends) - 2:
+        return False  # no ending is shared by three words
     tails: dict[str, int] = {}
-    for w in set(long):  # one word repeated is babble, the babble penalty's business
-        tails[w[-2:]] = tails.get(w[-2:], 0) + 1
+    for t in ends:
+        tails[t] = tails.get(t, 0) + 1
     most = max(tails.values())
     return most >= 3 and 3 * most >= 2 * len(body)
 
@@ -453,23 +460,26 @@ class _Seen:
         joins them. 1: the same words again in another order, the same body with another rhyme word
         (a template), or the whole hemistich again where the form has no refrain. Else the overlap of
         its body's word pairs with earlier ones, mapped by OVERLAP_FROM/OVERLAP_FULL."""
+        # a set is asked whether it holds a tuple by adding it and seeing whether it grew: one hash
+        # of the tuple, not two (a tuple does not keep its hash)
         whole = tuple(words)
         body = whole[:-1] if len(whole) >= 3 else whole
         share = 0.0
-        if whole in self.whole:
+        known = len(self.whole)
+        self.whole.add(whole)
+        if len(self.whole) == known:
             share = 0.0 if refrain else 1.0
         elif len(body) >= 2 and body.count(body[0]) != len(body):  # one word repeated: babble's
             end = rhyme_identity(whole[-1])
-            bag = tuple(sorted(body))
-            if self.bodies.setdefault(body, end) != end or bag in self.bags:
+            known = len(self.bags)
+            self.bags.add(tuple(sorted(body)))
+            if self.bodies.setdefault(body, end) != end or len(self.bags) == known:
                 share = 1.0
             pairs = list(itertools.pairwise(body))
             if share < 1.0 and len(pairs) >= OVERLAP_MIN_PAIRS:
                 old = sum(map(self.pairs.__contains__, pairs)) / len(pairs)
                 share = min(1.0, max(0.0, (old - OVERLAP_FROM) / (OVERLAP_FULL - OVERLAP_FROM)))
             self.pairs.update(pairs)
-            self.bags.add(bag)
-        self.whole.add(whole)
         return share
 
 

@@ -106,6 +106,28 @@ def step_2_up(stack: LocalStack) -> None:
     assert stack.output("ledger_dataset") == dataset == names.dataset_name(stack.stack), "step 2: ledger"
     assert sink["name"] == names.sink_name(stack.stack) and sink["destination"].endswith(f"/{dataset}")
     assert f'service_name="{service["name"]}"' in sink["filter"], sink["filter"]
+    # `rollouts` reads that dataset: the job's records; a dataset the stack did not make (another
+    # stack's) is BigQuery's 404, said on one line naming the fix.
+    rows = [
+        json.loads(line)
+        for line in stack.tunifolk(
+            "rollouts", "--job", name, "--stack", stack.stack, "--json"
+        ).stdout.splitlines()
+    ]
+    assert rows and {r["job_id"] for r in rows} == {name.rsplit("/", 1)[1]}, "step 2: rollouts"
+    other = stack.tunifolk(
+        "rollouts",
+        "--job",
+        name,
+        "--stack",
+        stack.stack,
+        "--dataset",
+        names.dataset_name("other"),
+        check=False,
+    )
+    said = [line for line in other.stderr.splitlines() if line.startswith("tunifolk: ")]
+    assert other.code == 1 and len(said) == 1 and "Traceback" not in other.stderr, other.output
+    assert "`pulumi up`" in said[0] and "--stack" in said[0], other.output
 
     # Dataset objects are where the emulator read them.
     train = stack.output("train_uri").removeprefix("gs://")

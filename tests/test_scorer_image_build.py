@@ -189,7 +189,7 @@ def test_cloud_build_refuses_in_googles_words_until_its_api_is_enabled(tmp_path:
     """A fresh project (`local start --fresh-project`): Cloud Build is off, so every build call is
     Google's 403 SERVICE_DISABLED, and the build resource fails on one line naming the fix; once the
     enable has applied, the same calls are served. (The stack's build waits on that enable: the graph
-    test below, and tests/test_engine_fresh_project.py's first up.)"""
+    test below, and tests/test_engine_fresh_build.py on the real engine.)"""
     gcs = world(tmp_path)
     project = ProjectState(tmp_path / "project")
     project.make_fresh(enable_seconds=0.5)
