@@ -25,6 +25,7 @@ COMPILED = (
     "response",
     "frame",
     "text",
+    "refrain",
     "structure",
     "wordshape",
     "hidden",

@@ -16,6 +16,7 @@ from typing import Any
 
 from scorer.arabic import RhymeKey, rhyme, rhyme_similarity
 from scorer.catalogue import FormSpec
+from scorer.refrain import OWN_REFRAIN, heads, is_copy, own_refrain, refrains_of, same_line
 from scorer.text import Line, Poem, letters_only
 
 SIZE_GATE_FIRST, SIZE_GATE_STEP = 0.6, 0.2
@@ -33,10 +34,6 @@ representative: the same rawī with another ridf and waṣl (the sinād defect),
 REFRAIN_GATE_FLOOR = 0.5
 """An asked-for refrain multiplies the quality by FLOOR + (1 − FLOOR) × the share of stanzas that
 carry it: left out, half the form; missing once in five stanzas, 0.9."""
-OWN_REFRAIN = 0.9
-"""A refrain line of the poet's own (the same line closing most stanzas, in the poem-wide rhyme, but
-not the opening's first half-line the instruction asks for) is a traditional variant: it counts as
-the refrain at this share of the credit."""
 
 
 def _gate(sub: dict[str, float], factor: float) -> None:
@@ -188,98 +185,6 @@ def _iso(lengths: list[int]) -> float:
 # --- strophic forms --------------------------------------------------------------------------------
 
 
-def _same_line(a: str, b: str) -> bool:
-    """Equal, or a near-verbatim copy: a refrain with a letter or two changed is still the
-    refrain. Measured as common prefix + common suffix ≥ 90 % of the longer line (a cheap edit
-    proxy; one substitution or insertion keeps it high)."""
-    if a == b:
-        return True
-    la, lb = len(a), len(b)
-    if not la or not lb or abs(la - lb) > max(2, lb // 10):
-        return False
-    # p + q >= need implies max(p, q) >= h: when neither the first nor the last h letters agree,
-    # the letter-by-letter walk below cannot succeed (most lines end here)
-    need = 0.9 * max(la, lb)
-    h = math.ceil(need / 2)
-    if a[:h] != b[:h] and a[-h:] != b[-h:]:
-        return False
-    n = min(la, lb)
-    p = 0
-    while p < n and a[p] == b[p]:
-        p += 1
-    q = 0
-    while q < n - p and a[la - 1 - q] == b[lb - 1 - q]:
-        q += 1
-    return p + q >= need
-
-
-def _refrains(texts: list[str]) -> list[tuple[str, int, str, str]]:
-    """Distinct refrain texts (the opening's first half is often the whole first line), each with
-    what ``_is_copy`` tests before ``_same_line``: the length tolerance, and the first and last
-    h0 = ⌈0.9 × len / 2⌉ letters. A copy has p + q ≥ 0.9 × max(len(a), len(b)) ≥ 0.9 × len(r),
-    so p ≥ h0 or q ≥ h0: it starts with the head or ends with the tail."""
-    out = []
-    for r in dict.fromkeys(texts):
-        h0 = math.ceil(0.9 * len(r) / 2)
-        out.append((r, max(2, len(r) // 10), r[:h0], r[len(r) - h0 :]))
-    return out
-
-
-def _is_copy(key: str, refrains: list[tuple[str, int, str, str]]) -> bool:
-    """``any(_same_line(key, r) for r in refrains)`` with ``_same_line``'s cheap rejections
-    inlined (another length, neither the refrain's head nor its tail): most lines fail them, and
-    they cost less than the call."""
-    la = len(key)
-    for r, tol, head, tail in refrains:
-        if key == r or (
-            abs(la - len(r)) <= tol and (key.startswith(head) or key.endswith(tail)) and _same_line(key, r)
-        ):
-            return True
-    return False
-
-
-def _heads(words: list[str]) -> frozenset[str]:
-    """The letters of the opening line's first words, from two words and a third of its letters on:
-    the refrain is the opening's first half-line, and where the opening is two lines a poet may
-    still sing the first half of its first line (``يا بنت الحومة``) as the refrain."""
-    total = sum(map(len, words))
-    out = []
-    acc = 0
-    head = ""
-    # a refrain is a half-line: no head runs past REFRAIN_HEAD_WORDS words (nor costs more to list)
-    for i, w in enumerate(words[: min(len(words) - 1, REFRAIN_HEAD_WORDS)]):
-        acc += len(w)
-        head += letters_only(w)
-        if i >= 1 and 3 * acc >= total:
-            out.append(head)
-    return frozenset(out)
-
-
-REFRAIN_HEAD_WORDS = 12
-
-
-def _own_refrain(
-    blocks: list[list[Line]],
-    heads: frozenset[str],
-    refrains: list[tuple[str, int, str, str]],
-    main_keys: list[RhymeKey],
-    min_letters: float,
-) -> str | None:
-    """The poet's own refrain: when no stanza ends on the opening's first half-line, the line that
-    closes at least two thirds of the stanzas (two at least), in the poem-wide rhyme, and is a
-    half-line at least (``min_letters``: a two-word stub like ``يا دار`` is no refrain); else None.
-    A line of the opening sung as the refrain (its second half) is found here too."""
-    lasts = [b[-1] for b in blocks if len(b) >= 2 and len(b[-1].key) >= min_letters]
-    if len(lasts) < 2 or not main_keys or any(ln.key in heads or _is_copy(ln.key, refrains) for ln in lasts):
-        return None
-    for cand in lasts[: len(lasts) - 1]:
-        same = sum(_same_line(cand.key, ln.key) for ln in lasts)
-        if same >= 2 and 3 * same >= 2 * len(blocks):
-            end = rhyme(cand.halves[-1][-1] if cand.halves else cand.last_word)
-            return cand.key if rhyme_similarity(end, main_keys[0]) >= 0.5 else None
-    return None
-
-
 @dataclass(slots=True)
 class Ends:
     """Rhyme-position words in order (for īṭāʾ), all scored lines, and refrain lines."""
@@ -308,7 +213,7 @@ def score_strophic(
             opening = [first.words, second.words]
             rest = b0[2:]
         refrain_texts = [letters_only(" ".join(halves[0])), first.key]
-        refrain_heads = _heads(first.words)
+        refrain_heads = heads(first.words)
         if rest:
             blocks.insert(0, rest)
 
@@ -318,8 +223,8 @@ def score_strophic(
         flat = blocks[0]
         cut: list[list[Line]] = []
         cur: list[Line] = []
-        first_refrain = _refrains(refrain_texts[:1])
-        copies = [ln.key in refrain_heads or _is_copy(ln.key, first_refrain) for ln in flat]
+        first_refrain = refrains_of(refrain_texts[:1])
+        copies = [ln.key in refrain_heads or is_copy(ln.key, first_refrain) for ln in flat]
         refrain_cut = refrain_texts and any(copies)
         for ln, copy in zip(flat, copies, strict=True):
             cur.append(ln)
@@ -341,18 +246,18 @@ def score_strophic(
     end_words: list[str] = [w[-1] for w in opening[1:] if w]  # hemistich 1 is the refrain source
     segs_all: list[list[str]] = list(opening)
     lines_all: list[Line] = []
-    refrains = _refrains([r for r in refrain_texts if r])
+    refrains = refrains_of([r for r in refrain_texts if r])
     own = None
     if refrain_mode != "no" and refrain_texts:
-        own = _own_refrain(blocks, refrain_heads, refrains, main_keys, 0.6 * len(refrain_texts[0]))
+        own = own_refrain(blocks, refrain_heads, refrains, main_keys, 0.6 * len(refrain_texts[0]))
     if own is not None:
-        refrain_heads, refrains = frozenset(), _refrains([own])
-        if not any(_same_line(own, letters_only(" ".join(w))) for w in opening):
+        refrain_heads, refrains = frozenset(), refrains_of([own])
+        if not any(same_line(own, letters_only(" ".join(w))) for w in opening):
             refrain_credit = OWN_REFRAIN
     for block in blocks:
         lines = list(block)
         if refrain_texts:
-            flags = [ln.key in refrain_heads or _is_copy(ln.key, refrains) for ln in lines]
+            flags = [ln.key in refrain_heads or is_copy(ln.key, refrains) for ln in lines]
             if flags and flags[-1]:
                 refrain_ok += 1
                 flags[-1] = False

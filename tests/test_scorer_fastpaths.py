@@ -16,7 +16,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer import arabic, structure, text
+from scorer import arabic, refrain, structure, text
 from scorer.arabic import NON_ARABIC_LETTER, rhyme, rhyme_key, rhyme_similarity, similarity
 
 PROPS = settings(deadline=None, derandomize=True, max_examples=400)
@@ -131,10 +131,10 @@ _refrain_line = st.lists(st.sampled_from(list("ابتجدرسعلمنوي")), mi
 def test_refrain_test_is_the_plain_letter_walk(key: str, texts: list[str], edits: int) -> None:
     if texts and edits:  # a near copy of the first refrain, so the walk is reached too
         key = texts[0][:-edits] + key[:edits]
-    refrains = structure._refrains([r for r in texts if r])
-    assert structure._is_copy(key, refrains) == any(_same_line_plain(key, r) for r in texts if r)
+    refrains = refrain.refrains_of([r for r in texts if r])
+    assert refrain.is_copy(key, refrains) == any(_same_line_plain(key, r) for r in texts if r)
     for r in texts:
-        assert structure._same_line(key, r) == _same_line_plain(key, r)
+        assert refrain.same_line(key, r) == _same_line_plain(key, r)
 
 
 @PROPS
