@@ -96,7 +96,12 @@ def _rewrite_bodies(poem: str, body: list[str] | None) -> str:
     """Every hemistich's words but the rhyme word replaced by `body` (None: by one glue word)."""
     return "\n".join(
         " ** ".join(
-            " ".join([*(body if body is not None else [policy.FILLERS[len(h)]]), h.split()[-1]])
+            " ".join(
+                [
+                    *(body if body is not None else [policy.FILLERS[len(h) % len(policy.FILLERS)]]),
+                    h.split()[-1],
+                ]
+            )
             for h in line.split(" ** ")
         )
         if line.strip()

@@ -120,5 +120,5 @@ GLUE = frozenset(
     w
     for s in (ARABIC_SLOTS, LATIN_SLOTS)
     for w in (s.call, s.neg, s.oath, s.waw, *s.preps, *s.verbs, *s.negated, *s.pronouns)
-)
+) | frozenset(wt.ADVERBS)
 """The phrases' function words and verbs: the judge reads them as neither sense nor padding."""

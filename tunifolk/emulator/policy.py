@@ -55,6 +55,7 @@ from typing import Any
 
 from .phrases import ARABIC_SLOTS, GLUE, LATIN_SLOTS, Slots
 from .words_table import (
+    ADVERBS,
     DEFAULT_FORM,
     FILLERS,
     FILLERS_LATIN,
@@ -127,6 +128,7 @@ _PADDING_WORDS = frozenset(
 _GLUE = GLUE | frozenset(FILLERS + FILLERS_LATIN)
 _VOCABULARY = _IMAGERY_WORDS | _PADDING_WORDS | _GLUE | frozenset(ARABIC_SLOTS.nouns + LATIN_SLOTS.nouns)
 _DRAWS = 12
+ADVERB_EVERY = 3
 """Phrase bodies drawn per segment, the nearest the length target kept: isometry at full quality."""
 _GIBBERISH_AR = "ابتجحدرزسشعفقكلمنهوي"
 _GIBBERISH_SYLLABLES = [c + v for c in "bdfghjklmnrstwz" for v in "aeiou"]
@@ -271,6 +273,7 @@ class _Writer:
         # what earlier bodies said, so no body reads as a copy (the scorer's repetition rule)
         self.bodies: set[tuple[str, ...]] = set()
         self.pairs: set[tuple[str, str]] = set()
+        self.honest_bodies = 0  # every ADVERB_EVERY-th honest body carries a Tunisian adverb
 
     def poem(self) -> str:
         spec, rng = self.ask.spec, self.rng
@@ -349,7 +352,16 @@ class _Writer:
                 body.append(w)
                 letters += len(w)
             return " ".join([*body, end])
-        return " ".join([*self._body(script.slots, target - len(end)), end])
+        body = self._body(script.slots, target - len(end))
+        if self.style == "honest" and not self.ask.arabizi:
+            # real Derja carries its markers (برشا, توّا): one honest body in ADVERB_EVERY puts an
+            # adverb before its lead, chosen by count, not drawn, so the sample's draws are unchanged.
+            # Arabic script only: the Arabizi phrases already carry markers (ena n7eb, ma nensech)
+            self.honest_bodies += 1
+            if self.honest_bodies % ADVERB_EVERY == 2:
+                adverb = ADVERBS[(self.honest_bodies // ADVERB_EVERY) % len(ADVERBS)]
+                body = [*body[:-1], adverb, *body[-1:]]
+        return " ".join([*body, end])
 
     def _body(self, slots: Slots, letters: float) -> list[str]:
         """Of a few phrase bodies drawn, the one nearest `letters` long that repeats no earlier body,

@@ -193,6 +193,10 @@ PRONOUNS = _w("انا انتي")
 PRONOUNS_LATIN = _w("ena enti")
 NOUNS = _w("الدنيا الوقت العمر الكلام الخاطر")
 NOUNS_LATIN = _w("eddenya lwa9t l3omr lklem l5ater")
+# Tunisian adverbs an honest line in Arabic script carries now and then (برشا "a lot", توّا "now",
+# ياسر "very"): real Derja holds such markers, and the scorer's variety gate costs a long poem that
+# holds none.
+ADVERBS = _w("برشا توّا ياسر")
 # The filler hack's set phrases, theme-free, all of PADDING's words: a vocative of song refrains
 # (يا ليل, يا عين), an oath and a shrug (والله ما نعرف), a "thing" (ما نقول شي, يعني حاجة) and a
 # lead into the rhyme word (كيما: "like"), an adverb before it (بصراحة كيما). Enough of them that a
