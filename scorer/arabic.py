@@ -56,7 +56,7 @@ _FOLD.update(
 )
 
 ARABIC_LETTERS = frozenset("ءابتثجحخدذرزسشصضطظعغفقكلمنهويڨ")
-_PRESENTATION = re.compile("[\ufb50-\ufdff\ufe70-\ufefe]")
+PRESENTATION = re.compile("[\ufb50-\ufdff\ufe70-\ufefe]")
 NON_ARABIC_LETTER = re.compile("[^ءابتثجحخدذرزسشصضطظعغفقكلمنهويڨ]+")
 NON_LATIN_LETTER = re.compile("[^A-Za-z]+")
 LONG_VOWELS = frozenset("اوي")
@@ -105,7 +105,7 @@ def normalize_arabic(text: str) -> str:
     # every presentation form lies in U+F000–U+FFFF, whose UTF-8 starts with the byte EF (and EF
     # is never a continuation byte): a quick encode rules most texts out (the regex tests every
     # character against the ranges, five times slower)
-    if b"\xef" in text.encode("utf-8", "surrogatepass") and _PRESENTATION.search(text):
+    if b"\xef" in text.encode("utf-8", "surrogatepass") and PRESENTATION.search(text):
         text = unicodedata.normalize("NFKC", text)
     if "اة" in text:
         # -āt: after a long ā the ta marbuta is heard as t (حياة rhymes with ساعات, not with -ah)

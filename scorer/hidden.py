@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from scorer.arabic import _PRESENTATION, normalize_arabic
+from scorer.arabic import PRESENTATION, normalize_arabic
 from scorer.text import NOT_LATIN_BYTES
 
 _HIDDEN_CHARS = re.compile(
@@ -275,7 +275,7 @@ def lookalike_gate(raw: str) -> float:
     # every presentation form's UTF-8 starts with the byte EF (as in `normalize_arabic`)
     if b"\xef" not in raw.encode("utf-8", "surrogatepass"):
         return 1.0
-    forms = _PRESENTATION.findall(raw)
+    forms = PRESENTATION.findall(raw)
     if not forms:
         return 1.0
     lookalikes = len(forms) - len(_WORD_SIGNS.findall("".join(forms)))

@@ -36,7 +36,7 @@ _SOFT_PLAIN = re.compile(r"\s+/\s*|\s*/\s+|\s+[-–—]+\s+|\s*[،؛]\s*|\s*[,;]
 
 
 def _normalize_plain(t: str) -> str:
-    if arabic._PRESENTATION.search(t):
+    if arabic.PRESENTATION.search(t):
         t = unicodedata.normalize("NFKC", t)
     return t.replace("اة", "ات").translate(arabic._FOLD)
 

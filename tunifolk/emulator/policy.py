@@ -128,8 +128,9 @@ _PADDING_WORDS = frozenset(
 _GLUE = GLUE | frozenset(FILLERS + FILLERS_LATIN)
 _VOCABULARY = _IMAGERY_WORDS | _PADDING_WORDS | _GLUE | frozenset(ARABIC_SLOTS.nouns + LATIN_SLOTS.nouns)
 _DRAWS = 12
-ADVERB_EVERY = 3
 """Phrase bodies drawn per segment, the nearest the length target kept: isometry at full quality."""
+ADVERB_EVERY = 3
+"""One honest body in this many, in Arabic script, carries a Tunisian adverb (`ADVERBS`)."""
 _GIBBERISH_AR = "ابتجحدرزسشعفقكلمنهوي"
 _GIBBERISH_SYLLABLES = [c + v for c in "bdfghjklmnrstwz" for v in "aeiou"]
 
