@@ -18,7 +18,9 @@ person singular. Latin script looks a word up by its lower-cased spelling first 
 ``hedha``, ``3lech`` are spelled apart from Moroccan ``hada``, ``3lach``), then by the scorer's
 phonetic fold (``arabizi_fold``), then by its ending (``-ech`` Tunisian; ``-ou``, ``-iw``, ``-aw``,
 ``-ouch`` verbs Maghrebi; ``ana``/``ena`` + ``n-`` as in Arabic); a word with Maltese letters
-(ħ ġ ż ċ, so għ too) is Maltese.
+(ħ ġ ż ċ, so għ too) is Maltese. Algerian and Libyan, Maghrebi like Derja, have lists of their own
+words only: a word Tunisians also say is listed for both (split) or for neither, and the morphology
+votes above stay Tunisian's and Moroccan's (extending them would thin every Derja poem's evidence).
 
 The verdict counts marker weight per variety: the variety with the most wins; Tunisian wins a tie
 only with a marker of its own (a tie of shared markers alone is ``unknown``), and a text with no
@@ -50,8 +52,18 @@ DIR = Path(__file__).resolve().parent / "lexicon" / "varieties"
 DERJA = "tunisian"
 UNKNOWN = "unknown"
 VARIETIES: dict[str, tuple[str, ...]] = {  # DERJA first
-    "arabic": ("tunisian", "msa", "moroccan", "egyptian", "levantine", "gulf", "iraqi"),
-    "arabizi": ("tunisian", "moroccan", "egyptian", "levantine", "french", "english", "maltese"),
+    "arabic": ("tunisian", "msa", "moroccan", "egyptian", "levantine", "gulf", "iraqi", "algerian", "libyan"),
+    "arabizi": (
+        "tunisian",
+        "moroccan",
+        "egyptian",
+        "levantine",
+        "french",
+        "english",
+        "maltese",
+        "algerian",
+        "libyan",
+    ),
 }
 """The varieties told apart in each script; the first is Derja, ties between others go by order."""
 PRIOR = 3.0
@@ -63,7 +75,7 @@ MAX_MARKERS = 12
 AR_CLITICS = ("و", "ف")
 LATIN_CLITICS = ("w", "ou")
 MALTESE_LETTERS = frozenset("ħġżċ")
-FOLDED = frozenset({"tunisian", "moroccan", "egyptian", "levantine"})
+FOLDED = frozenset({"tunisian", "moroccan", "egyptian", "levantine", "algerian", "libyan"})
 """Latin varieties also matched by the phonetic fold: Arabizi has no fixed spelling. French,
 English and Maltese are matched by spelling only: folded, their words meet Tunisian ones (Maltese
 ``lil`` 'to' is Derja ``lil`` 'night'; English ``been`` folds to Derja ``bin`` 'between')."""

@@ -1,6 +1,7 @@
 """The variety detector (scorer/variety.py): Tunisian Derja told apart from MSA, Moroccan, Egyptian,
-Levantine (both scripts) and French, English, Maltese (Latin script), on the held-out half of
-bench/data/varieties and on the sample poems, and its properties under edits of a poem."""
+Levantine, Gulf, Iraqi, Algerian, Libyan (Arabic script) and Moroccan, Egyptian, Levantine, Algerian,
+Libyan, French, English, Maltese (Latin script), on the held-out half of bench/data/varieties and on
+the sample poems, and its properties under edits of a poem."""
 
 from __future__ import annotations
 
@@ -25,6 +26,12 @@ SAMPLES = ROOT / "data" / "samples"
 DERJA_RECALL_FLOOR = 0.7
 REJECTION_FLOOR = 0.95
 PRECISION_FLOOR = 0.9
+MAGHREB = ("algerian", "libyan")
+"""Derja's Maghrebi neighbours share much of its grammar and many of its words (راني, كيما, نستنى):
+held to their own ceiling, not to the precision floor of the others."""
+MAGHREB_AS_DERJA_CEILING = 4
+"""Held-out neighbour texts read as Derja, at most (measured 4 and 0 Arabic, 2 and 1 Latin; before
+the neighbours had lists: 6 and 3, 4 and 4)."""
 
 # Swaps of Tunisian function words for another variety's equivalents (Arabic script).
 SWAPS = {
@@ -48,7 +55,9 @@ TUNISIAN_MARKERS = sorted(w for w, (vote, _) in ARABIC_TABLE.items() if vote == 
 @pytest.mark.parametrize("script", sorted(VARIETIES))
 def test_heldout_floor(script: str) -> None:
     """Derja recall, non-Derja rejection and precision on the held-out half stay above floors."""
-    precision, recall, rejection = derja_scores(confusion(script, "heldout"))
+    table = confusion(script, "heldout")
+    _, recall, rejection = derja_scores(table)
+    precision = derja_scores({v: row for v, row in table.items() if v not in MAGHREB})[0]
     assert recall >= DERJA_RECALL_FLOOR, f"{script}: Derja recall {recall:.3f}; grow the marker lists"
     assert rejection >= REJECTION_FLOOR, f"{script}: non-Derja rejection {rejection:.3f}; a marker is shared"
     assert precision >= PRECISION_FLOOR, f"{script}: precision {precision:.3f}; a marker is shared"
@@ -59,7 +68,8 @@ def test_heldout_not_derja_is_never_most_of_a_variety(script: str) -> None:
     """No other variety is read as Derja for more than a tenth of its held-out texts."""
     for variety, row in confusion(script, "heldout").items():
         if variety != DERJA:
-            assert row[DERJA] <= 3, f"{variety} read as Derja {row[DERJA]}/30 times"
+            ceiling = MAGHREB_AS_DERJA_CEILING if variety in MAGHREB else 3
+            assert row[DERJA] <= ceiling, f"{variety} read as Derja {row[DERJA]}/30 times"
 
 
 def test_heldout_gulf_and_iraqi_read_as_themselves() -> None:
@@ -108,6 +118,50 @@ def test_gulf_and_iraqi_poems_read_as_their_variety(variety: str) -> None:
     got = detect(words(EAST[variety]), "arabic")
     assert got.variety == variety, got
     assert got.derja <= VARIETY_RAMP["arabic"][0], got
+
+
+# Maghrebi neighbours' poems, written for this test (the kind round 6's attacker sent as Derja).
+MAGHREB_POEMS = {
+    ("algerian", "arabic"): "درك راني نستناك يا الغالية ** والقلب تاعي ما يرقدش\n"
+    "شحال من ليلة وانا نحوس عليك ** بصح ماكاش منك خبر\n"
+    "الدار نتاعنا راهي خالية ** وقاع الناس راحو\n"
+    "نهدر مع روحي في الليل ** كاش واحد يسمعني\n"
+    "ضرك فهمت الدنيا تاعنا ** ماكاش اللي يدوم",
+    ("libyan", "arabic"): "شن بيك يا قلبي هلبة مهموم ** تبي الحبيب وهو بعيد\n"
+    "نبي نشوفه ولو ساعة ** عليش غاب وما رجعش\n"
+    "هلبة ليالي سهرت نستنى ** هكي الدنيا يا خوي\n"
+    "شنو نقول للناس اللي تسال ** نبيه يجي قبل العيد\n"
+    "يبي الخاطر يرتاح ** والبعد هلبة طويل",
+    ("algerian", "arabizi"): "drok rani nestennak ya el ghalia ** w galbi ta3i ma yor9odch\n"
+    "ch7al men lila w ana nhaws 3lik ** bessah makach menek khbar\n"
+    "dar nta3na rahi khalia ** w ga3 ennas ra7ou\n"
+    "nahder m3a rou7i fel lil ** kach wa7ed yesma3ni\n"
+    "dork fhamt denya nta3na ** makach li ydoum",
+    ("libyan", "arabizi"): "chen bik ya galbi helba mahmoum ** tebi el 7bib w howa b3id\n"
+    "nebi nchoufou walaw sa3a ** 3lich ghab w ma rja3ch\n"
+    "helba lyali sharet nestenna ** hkey denya ya khouy\n"
+    "chnou ngoul l ennas elli tes2el ** nebih yji 9bal el 3id\n"
+    "yebi el khater yert7 ** w el bo3d helba twil",
+}
+
+
+@pytest.mark.parametrize(("variety", "script"), sorted(MAGHREB_POEMS))
+def test_algerian_and_libyan_poems_read_as_their_variety(variety: str, script: str) -> None:
+    """An Algerian or Libyan poem reads as its variety (they read as unknown or Tunisian, full
+    credit, before these varieties had markers). In Arabic script its Derja share is at the
+    variety gate's zero; in Latin script, whose ramp starts lower (misspelt Derja meets other
+    varieties' markers), below the ramp's full credit."""
+    got = detect(words(MAGHREB_POEMS[(variety, script)]), script)
+    assert got.variety == variety, got
+    zero, full = VARIETY_RAMP[script]
+    assert got.derja <= (zero if script == "arabic" else full), got
+
+
+def test_no_maghrebi_marker_counts_for_them_alone_if_tunisians_say_it() -> None:
+    """Words Tunisians also say are never an Algerian or Libyan marker of their own: at most a split."""
+    for w in ("توا", "باهي", "متاع", "امتاع", "راني", "راهو", "واش", "مزال", "كيفاش", "هكا", "خويا", "يزي"):
+        vote = dict(ARABIC_TABLE.get(w, ((), ""))[0])
+        assert not (set(vote) & set(MAGHREB)) or DERJA in vote, (w, vote)
 
 
 def test_no_tunisian_marker_votes_for_the_east() -> None:
