@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
+from array import array
 from collections import Counter
 from pathlib import Path
 
@@ -35,9 +36,9 @@ KAPPA = 2.0
 """Weight of the shape-level model in a word pair's estimate (pseudo-counts)."""
 START = "<s>"
 MIN_WORDS = 3
+"""A line (hemistich) is judged from this many words: two words have one order that matters."""
 CACHE_WORDS = 1 << 16
 """Words whose class is remembered (a bound: the cache never grows past it)."""
-"""A line (hemistich) is judged from this many words: two words have one order that matters."""
 
 _AR_CLITIC_ARTICLE = ("وال", "بال", "فال", "لل", "كال")
 
@@ -76,9 +77,23 @@ _AR_TAILS = (("ها", "ha"), ("هم", "hum"), ("نا", "na"), ("ك", "k"), ("ي"
 _LATIN_TAILS = (("ha", "ha"), ("hom", "hum"), ("na", "na"), ("ek", "k"), ("ik", "k"), ("i", "i"), ("a", "a"))
 
 
+_HEADS = ("#w", "#")
+_SHAPES = (
+    "#Pal",
+    "#al",
+    *(head + name for head in _HEADS for name in ("v", "vu", *dict(_AR_TAILS + _LATIN_TAILS).values(), "o")),
+)
+"""Every class :func:`shape` can answer, in a fixed order (a class's number is its place in the model)."""
+
+
 class Model:
     """One script's table: the listed words, the function words (kept as themselves in the shape
-    model), and the class bigram counts."""
+    model), and the class bigram counts.
+
+    Classes are numbered (``<s>``, the listed words, then every shape) so that :meth:`gain` reads a
+    pair's score from a row of floats by index: the expectation sums every ordered pair of a line's
+    words, and a dict of string pairs made that the scorer's heaviest loop (docs/scorer.md "Speed").
+    A row is filled on its class's first use, whole, and kept."""
 
     def __init__(self, path: Path, arabic: bool) -> None:
         self.arabic = arabic
@@ -110,18 +125,23 @@ class Model:
             self.s_right[b] += c
         self.n = sum(self.big.values())
         self.s_classes = len(self.s_left) + 1
-        self._pmi: dict[tuple[str, str], float] = {}
-        self._cls: dict[str, str] = {}
+        self.names: list[str] = [START, *sorted(self.words), *_SHAPES]
+        self.ids: dict[str, int] = {c: i for i, c in enumerate(self.names)}
+        self.rows: list[array | None] = [None] * len(self.names)
+        self._cid: dict[str, int] = {}
 
     def cls(self, word: str) -> str:
-        """The word's class (itself when listed, else its shape), cached per word as written: a
-        run's vocabulary repeats."""
-        c = self._cls.get(word)
+        """The word's class: itself when listed, else its shape."""
+        w = word if self.arabic else word.lower()
+        return w if w in self.words else shape(w, self.arabic)
+
+    def cid(self, word: str) -> int:
+        """The number of the word's class, cached per word as written: a run's vocabulary repeats."""
+        c = self._cid.get(word)
         if c is None:
-            w = word if self.arabic else word.lower()
-            c = w if w in self.words else shape(w, self.arabic)
-            if len(self._cls) < CACHE_WORDS:
-                self._cls[word] = c
+            c = self.ids[self.cls(word)]
+            if len(self._cid) < CACHE_WORDS:
+                self._cid[word] = c
         return c
 
     def _shape_of(self, c: str) -> str:
@@ -132,53 +152,50 @@ class Model:
     def pmi(self, a: str, b: str) -> float:
         """log P(b | a) / P(b), each class estimated within its shape and the pair smoothed towards
         the shape pair by KAPPA pseudo-counts."""
-        key = (a, b)
-        v = self._pmi.get(key)
-        if v is not None:
-            return v
         sa, sb = self._shape_of(a), self._shape_of(b)
         vs = self.s_classes
         p_shape = (self.s_big.get((sa, sb), 0) + 0.5) / (self.s_left.get(sa, 0) + 0.5 * vs)
         p_b_shape = (self.s_right.get(sb, 0) + 0.5) / (self.n + 0.5 * vs)
         within = (self.right.get(b, 0) + 0.5) / (self.s_right.get(sb, 0) + 0.5) if b != sb else 1.0
-        p_ab = (self.big.get(key, 0) + KAPPA * p_shape * within) / (self.left.get(a, 0) + KAPPA)
-        v = math.log(p_ab / (p_b_shape * within))
-        self._pmi[key] = v
-        return v
+        p_ab = (self.big.get((a, b), 0) + KAPPA * p_shape * within) / (self.left.get(a, 0) + KAPPA)
+        return math.log(p_ab / (p_b_shape * within))
+
+    def row(self, a: int) -> array:
+        """pmi(a, b) for every class b, by b's number (filled once per class)."""
+        r = self.rows[a]
+        if r is None:
+            name, pmi = self.names[a], self.pmi
+            r = self.rows[a] = array("d", [pmi(name, b) for b in self.names])
+        return r
 
     def gain(self, lines: list[list[str]]) -> tuple[float, int]:
         """(mean gain per movable word of the order as written over a random order, movable words):
         see the module doc. Words as the scorer gives them (Arabic normalised; Arabizi any case).
-        The expectation is summed over ordered pairs of positions, Σ_{i≠j} L(h_i, h_j), the same
-        sum as over pairs of classes weighted by their counts."""
-        get, pmi, cls = self._pmi.get, self.pmi, self.cls
+        The expectation is summed over ordered pairs of positions, Σ_{i≠j} L(h_i, h_j): for each
+        movable word, its row summed over every movable word, less its own pair with itself."""
+        cid, known, rows, row = self.cid, self._cid.get, self.rows, self.row
+        start = row(0)
         total = 0.0
         moved = 0
         for words in lines:
             if len(words) < MIN_WORDS:
                 continue
-            cs = [cls(w) for w in words]
+            cs = [known(w) or cid(w) for w in words]  # class 0 is <s>, never a word's
             head = cs[:-1]
-            last = cs[-1]
+            m = len(head)
             first = head[0]
-            if all(c == first for c in head):  # one class repeated (babble, p_babble's): one order
+            if head.count(first) == m:  # one class repeated (babble, p_babble's): one order
                 continue
-            actual = 0.0
-            prev = START
-            for c in cs:
-                v = get((prev, c))
-                actual += pmi(prev, c) if v is None else v
+            last = cs[-1]
+            actual = start[first]
+            prev = first
+            for c in cs[1:]:
+                actual += (rows[prev] or row(prev))[c]
                 prev = c
             expected = 0.0
-            for i, a in enumerate(head):
-                for key in ((START, a), (a, last)):
-                    v = get(key)
-                    expected += pmi(*key) if v is None else v
-                for j, b in enumerate(head):
-                    if i != j:
-                        v = get((a, b))
-                        expected += pmi(a, b) if v is None else v
-            m = len(head)
+            for a in head:
+                r = rows[a] or row(a)
+                expected += start[a] + r[last] + sum([r[b] for b in head]) - r[a]
             total += actual - expected / m
             moved += m
         return (total / moved if moved else 0.0), moved
