@@ -17,6 +17,7 @@ from typing import Any
 from scorer.arabic import RhymeKey, rhyme, rhyme_similarity
 from scorer.catalogue import FormSpec
 from scorer.refrain import OWN_REFRAIN, heads, is_copy, own_refrain, refrains_of, same_line
+from scorer.stanzas import regroup
 from scorer.text import Line, Poem, letters_only
 
 SIZE_GATE_FIRST, SIZE_GATE_STEP = 0.6, 0.2
@@ -235,6 +236,14 @@ def score_strophic(
         if cur:
             cut.append(cur)
         blocks = cut
+    # blank lines that mark stanzas imperfectly (one forgotten, one too many, a return line set apart)
+    listed = refrains_of([r for r in refrain_texts if r])
+    blocks = regroup(
+        blocks,
+        spec.lines_range,
+        [rhyme(w[-1]) for w in opening if w],
+        lambda ln: bool(listed) and (ln.key in refrain_heads or is_copy(ln.key, listed)),
+    )
 
     refrain_mode = refs.get("refrain", "").strip().lower()
     main_keys: list[RhymeKey] = [rhyme(w[-1]) for w in opening if w]
