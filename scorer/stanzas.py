@@ -1,15 +1,16 @@
-"""Stanzas from blank lines that mark them imperfectly (docs/scorer.md, principle 7 "Genuine layouts are
-free" and principle 4 "A form is complete"): one blank line forgotten between two stanzas, one too
-many inside a stanza, or a stanza's return line set apart.
+"""Stanzas from blank lines that mark them imperfectly (docs/scorer.md, principle 7 "Genuine layouts
+are free" and principle 4 "A form is complete"): one blank line forgotten between two stanzas, one
+too many inside a stanza, a stanza's return line or refrain set apart.
 
 Where the blank lines mark stanzas (two blocks at least), a block is read as it stands when it is a
-stanza: the form's size (the malzuma's free size: the poem's own, the commonest size among its
-blocks that are stanzas) and its rhyme topology (the lines before the last share a rhyme, none of
-them in the poem-wide rhyme, the last line in it; a refrain copy may close it). A block that is not
-one is read as several stanzas when its lines split, in order, into stanzas of that size; else it is
-joined to the blocks after it when together they make one. Nothing else moves, so a poem whose
-blocks are not stanzas (a cheat of the wrong size, a stanza left without its return line) is
-scored as it was laid out. ``structure.score_strophic`` calls :func:`regroup`. Pure.
+stanza: the form's size (the malzuma's free size: the commonest size among its blocks that are
+stanzas, else the catalogue's) and its rhyme topology (the lines before the last nearer their own
+rhyme than the poem-wide one, the last line in the poem-wide one; a refrain copy may close it). A
+block that is not one is read as several when its lines split, in order, into stanzas of that
+size; else it is joined to the blocks after it when together they make one; a refrain set apart
+closes the stanza before it. Nothing else moves, so blocks that are no stanzas (a cheat of another
+form's size, a stanza left without its return line) are scored as laid out.
+``structure.score_strophic`` calls :func:`regroup`. Pure.
 """
 
 from __future__ import annotations
@@ -52,13 +53,19 @@ def _holds(unit: list[Line], size: int, main: RhymeKey, refrain: Callable[[Line]
     if body is None or len(body) != size or size < 2:
         return False
     keys = [_key(ln) for ln in body]
-    if not keys[-1].rawi or rhyme_similarity(keys[-1], main) < RHYMES:
-        return False
-    inner = keys[:-1]
-    if any(rhyme_similarity(k, main) >= RHYMES for k in inner):
-        return False  # a return line inside: two stanzas' worth of the wrong size, not one
+    inner, last = keys[:-1], keys[-1]
     rep = _common(inner)
-    return bool(rep.rawi) and 2 * sum(rhyme_similarity(k, rep) >= RHYMES for k in inner) > len(inner)
+    if not rep.rawi or not last.rawi:
+        return False
+    # nearer its own rhyme than the other: a stanza rhyme may share the rawī of the poem-wide one
+    # (ـار in a poem on ـيرة), so the topology is relative
+    if not rhyme_similarity(last, rep) < rhyme_similarity(last, main) >= RHYMES:
+        return False
+    for k in inner:
+        to_main = rhyme_similarity(k, main)
+        if to_main >= RHYMES and to_main >= rhyme_similarity(k, rep):
+            return False  # a return line inside: two stanzas' worth of the wrong size, not one
+    return 2 * sum(rhyme_similarity(k, rep) >= RHYMES for k in inner) > len(inner)
 
 
 def _count(unit: list[Line], refrain: Callable[[Line], bool]) -> int:
@@ -83,11 +90,13 @@ def _split(block: list[Line], size: int, main: RhymeKey, refrain: Callable[[Line
 
 def regroup(
     blocks: list[list[Line]],
+    lines: int,
     lines_range: tuple[int, int],
     opening: list[RhymeKey],
     refrain: Callable[[Line], bool],
 ) -> list[list[Line]]:
-    """The stanzas the blocks make (the module doc). ``opening``: the rhymes of the malzuma's
+    """The stanzas the blocks make (the module doc). ``lines``: the form's stanza size, the size
+    where the form leaves it free and no block is a stanza; ``opening``: the rhymes of the malzuma's
     opening, in the poem-wide rhyme; ``refrain``: whether a line is a copy of the refrain."""
     if len(blocks) < 2:
         return blocks
@@ -100,9 +109,7 @@ def regroup(
         size = lo
     else:
         own = [n for b in blocks if lo <= (n := _count(b, refrain)) <= hi and _holds(b, n, main, refrain)]
-        if not own:
-            return blocks
-        size = _common(own)
+        size = _common(own) if own else lines
     out: list[list[Line]] = []
     i = 0
     while i < len(blocks):
@@ -110,6 +117,9 @@ def regroup(
         i += 1
         if _holds(block, size, main, refrain):
             out.append(block)
+            continue
+        if out and not _count(block, refrain) and not refrain(out[-1][-1]):
+            out[-1] = out[-1] + block  # a refrain set apart closes the stanza before it
             continue
         if pieces := _split(block, size, main, refrain):
             out.extend(pieces)

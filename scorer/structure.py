@@ -236,13 +236,18 @@ def score_strophic(
         if cur:
             cut.append(cur)
         blocks = cut
-    # blank lines that mark stanzas imperfectly (one forgotten, one too many, a return line set apart)
-    listed = refrains_of([r for r in refrain_texts if r])
+    # blank lines that mark stanzas imperfectly (one forgotten, one too many, a return line set
+    # apart); a refrain here is a copy of the opening (either half-line or line) or a line that
+    # closes two blocks or more (the poet's own, :func:`own_refrain`)
+    sung = refrains_of([*refrain_texts, *(letters_only(" ".join(w)) for w in opening if w)])
+    closers = [b[-1].key for b in blocks]
+    closers = [k for k in closers if closers.count(k) >= 2] if refrain_texts else []
     blocks = regroup(
         blocks,
+        spec.lines,
         spec.lines_range,
         [rhyme(w[-1]) for w in opening if w],
-        lambda ln: bool(listed) and (ln.key in refrain_heads or is_copy(ln.key, listed)),
+        lambda ln: bool(sung) and (ln.key in refrain_heads or ln.key in closers or is_copy(ln.key, sung)),
     )
 
     refrain_mode = refs.get("refrain", "").strip().lower()
