@@ -77,11 +77,14 @@ def _split(block: list[Line], size: int, main: RhymeKey, refrain: Callable[[Line
     closes it); [] unless it makes two or more that each hold."""
     pieces: list[list[Line]] = []
     cur: list[Line] = []
+    n = 0  # stanza lines in cur
     for ln in block:
-        if cur and _count(cur, refrain) == size and not refrain(ln):
+        sung = refrain(ln)
+        if n == size and not sung:
             pieces.append(cur)
-            cur = []
+            cur, n = [], 0
         cur.append(ln)
+        n += not sung
     pieces.append(cur)
     if len(pieces) >= 2 and all(_holds(p, size, main, refrain) for p in pieces):
         return pieces
@@ -125,7 +128,8 @@ def regroup(
             out.extend(pieces)
             continue
         unit, j = list(block), i
-        while j < len(blocks) and _count(unit + blocks[j], refrain) <= size:
+        # a stanza is its lines and at most one refrain copy: no longer unit can make one
+        while j < len(blocks) and len(unit) + len(blocks[j]) <= size + 1:
             unit += blocks[j]
             j += 1
             if _holds(unit, size, main, refrain):

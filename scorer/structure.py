@@ -240,8 +240,10 @@ def score_strophic(
     # apart); a refrain here is a copy of the opening (either half-line or line) or a line that
     # closes two blocks or more (the poet's own, :func:`own_refrain`)
     sung = refrains_of([*refrain_texts, *(letters_only(" ".join(w)) for w in opening if w)])
-    closers = [b[-1].key for b in blocks]
-    closers = [k for k in closers if closers.count(k) >= 2] if refrain_texts else []
+    ends: dict[str, int] = {}
+    for b in blocks if refrain_texts else ():
+        ends[b[-1].key] = ends.get(b[-1].key, 0) + 1
+    closers = {k for k, n in ends.items() if n >= 2}
     blocks = regroup(
         blocks,
         spec.lines,
