@@ -26,6 +26,7 @@ COMPILED = (
     "frame",
     "text",
     "refrain",
+    "stanzas",
     "structure",
     "wordshape",
     "hidden",

@@ -335,7 +335,8 @@ def rhyme_identity(word: str) -> str:
     and their chains; el- w- b- l- … in Arabizi), so الدار, دار, ودار, بالدار, Dar and DAR are one
     word. A one-letter Arabizi clitic comes off only when what is left is a known word and the
     whole is not one (wdar is dar; blad, wled and b3id stay words of their own). A stem must keep
-    three letters after a one-letter clitic (باب is not ب + اب), two after a longer one."""
+    three letters after a one-letter clitic (باب is not ب + اب), two after a longer one; four after a
+    bare preposition ب ل ك (alone or after و; :data:`PREPOSITION_STEM`)."""
     key = rhyme_key(_latin_article(word) if word[:1].isascii() else word)
     w = key.word
     if not w:
@@ -343,13 +344,26 @@ def rhyme_identity(word: str) -> str:
     latin = w[0] not in ARABIC_LETTERS
     clitics = _LATIN_CLITICS if latin else AR_CLITICS
     for c in clitics:
-        if w.startswith(c) and len(w) - len(c) >= (3 if len(c) == 1 else 2):
+        need = (3 if len(c) == 1 else 2) if latin else _AR_STEM[c]
+        if w.startswith(c) and len(w) - len(c) >= need:
             if latin and len(c) == 1 and (not _latin_known(w[1:]) or _latin_known(w)):
                 # Arabizi glues a one-letter clitic before a consonant only in a word it knows
                 # (wdar); blad, wled, b3id (far, not b + 3id) and b7ar (sea) are words of their own
                 continue
             return w[len(c) :]
     return w
+
+
+PREPOSITION_STEM = 4
+"""Letters a rhyme word must keep after a bare preposition (ب ل ك, alone or after و) to lose it.
+Arabic words are mostly of three-letter roots, and many of four letters begin with one of these
+(بعيد far, بلاد, كلام, لسان, كبير, بحار): read as ب + عيد they made بعيد and العيد one rhyme word.
+A preposition on a longer noun (بتخريب, بكلمة) or with the article (بالعيد, للدار) still comes off,
+so التخريب and بتخريب stay one word. The lexicon lists clitic forms too, so it cannot tell."""
+_AR_STEM = {
+    c: PREPOSITION_STEM if c.removeprefix("و") in ("ب", "ل", "ك") else 3 if len(c) == 1 else 2
+    for c in AR_CLITICS
+}
 
 
 _SUN_LETTERS = frozenset(("t", "d", "r", "z", "s", "n", "l", "th", "dh", "ch", "sh"))

@@ -42,17 +42,25 @@ def extract_text(response: Any) -> str:
 
 
 def _parts_text(parts: Any) -> str:
+    """The text parts as one text. Gemini's parts are pieces of one stream, which Google's SDKs
+    join with nothing between (``response.text``): a boundary that already holds a line break is
+    joined as is, so a part ending in ``\n`` does not gain a blank line (a stanza break) inside a
+    stanza. A boundary without one is a line break: a part that ends a line is not glued to the
+    next line's first word (a blank line it lost there is ``scorer.stanzas``'s business)."""
     if not isinstance(parts, list):
         return ""
     out: list[str] = []
     for p in parts:
         if isinstance(p, str):
-            out.append(p)
-        elif isinstance(p, dict) and not p.get("thought"):
-            t = p.get("text")
-            if isinstance(t, str):
-                out.append(t)
-    return "\n".join(out)
+            t = p
+        elif isinstance(p, dict) and not p.get("thought") and isinstance(p.get("text"), str):
+            t = p["text"]
+        else:
+            continue
+        if out and t and not out[-1].endswith("\n") and not t.startswith("\n"):
+            out.append("\n")
+        out.append(t)
+    return "".join(out)
 
 
 def thought_text(response: Any) -> str:

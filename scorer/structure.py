@@ -17,6 +17,7 @@ from typing import Any
 from scorer.arabic import RhymeKey, rhyme, rhyme_similarity
 from scorer.catalogue import FormSpec
 from scorer.refrain import OWN_REFRAIN, heads, is_copy, own_refrain, refrains_of, same_line
+from scorer.stanzas import regroup
 from scorer.text import Line, Poem, letters_only
 
 SIZE_GATE_FIRST, SIZE_GATE_STEP = 0.6, 0.2
@@ -235,6 +236,21 @@ def score_strophic(
         if cur:
             cut.append(cur)
         blocks = cut
+    # blank lines that mark stanzas imperfectly (one forgotten, one too many, a return line set
+    # apart); a refrain here is a copy of the opening (either half-line or line) or a line that
+    # closes two blocks or more (the poet's own, :func:`own_refrain`)
+    sung = refrains_of([*refrain_texts, *(letters_only(" ".join(w)) for w in opening if w)])
+    ends: dict[str, int] = {}
+    for b in blocks if refrain_texts else ():
+        ends[b[-1].key] = ends.get(b[-1].key, 0) + 1
+    closers = {k for k, n in ends.items() if n >= 2}
+    blocks = regroup(
+        blocks,
+        spec.lines,
+        spec.lines_range,
+        [rhyme(w[-1]) for w in opening if w],
+        lambda ln: bool(sung) and (ln.key in refrain_heads or ln.key in closers or is_copy(ln.key, sung)),
+    )
 
     refrain_mode = refs.get("refrain", "").strip().lower()
     main_keys: list[RhymeKey] = [rhyme(w[-1]) for w in opening if w]

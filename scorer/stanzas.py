@@ -1,0 +1,139 @@
+"""Stanzas from blank lines that mark them imperfectly (docs/scorer.md, principle 7 "Genuine layouts
+are free" and principle 4 "A form is complete"): one blank line forgotten between two stanzas, one
+too many inside a stanza, a stanza's return line or refrain set apart.
+
+Where the blank lines mark stanzas (two blocks at least), a block is read as it stands when it is a
+stanza: the form's size (the malzuma's free size: the commonest size among its blocks that are
+stanzas, else the catalogue's) and its rhyme topology (the lines before the last nearer their own
+rhyme than the poem-wide one, the last line in the poem-wide one; a refrain copy may close it). A
+block that is not one is read as several when its lines split, in order, into stanzas of that
+size; else it is joined to the blocks after it when together they make one; a refrain set apart
+closes the stanza before it. Nothing else moves, so blocks that are no stanzas (a cheat of another
+form's size, a stanza left without its return line) are scored as laid out.
+``structure.score_strophic`` calls :func:`regroup`. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from scorer.arabic import RhymeKey, rhyme, rhyme_similarity
+from scorer.text import Line
+
+RHYMES = 0.5
+"""Two line ends rhyme at this similarity or more (the same rawī; ``arabic.similarity``)."""
+
+
+def _key(ln: Line) -> RhymeKey:
+    return rhyme(ln.words[-1] if ln.words else "")
+
+
+T = TypeVar("T")
+
+
+def _common(keys: list[T]) -> T:
+    """The commonest item (a rhyme, a size), the first seen among equally common ones."""
+    counts: dict[T, int] = {}
+    for k in keys:
+        counts[k] = counts.get(k, 0) + 1
+    return max(counts, key=counts.__getitem__)
+
+
+def _body(unit: list[Line], refrain: Callable[[Line], bool]) -> list[Line] | None:
+    """The stanza lines of a unit, without a refrain copy closing it; None when a refrain copy
+    stands anywhere else (a refrain opens no stanza and sits in none)."""
+    body = unit[:-1] if unit and refrain(unit[-1]) else unit
+    return None if any(map(refrain, body)) else body
+
+
+def _holds(unit: list[Line], size: int, main: RhymeKey, refrain: Callable[[Line], bool]) -> bool:
+    """The unit is one stanza of ``size`` lines in the form's rhyme topology."""
+    body = _body(unit, refrain)
+    if body is None or len(body) != size or size < 2:
+        return False
+    keys = [_key(ln) for ln in body]
+    inner, last = keys[:-1], keys[-1]
+    rep = _common(inner)
+    if not rep.rawi or not last.rawi:
+        return False
+    # nearer its own rhyme than the other: a stanza rhyme may share the rawī of the poem-wide one
+    # (ـار in a poem on ـيرة), so the topology is relative
+    if not rhyme_similarity(last, rep) < rhyme_similarity(last, main) >= RHYMES:
+        return False
+    for k in inner:
+        to_main = rhyme_similarity(k, main)
+        if to_main >= RHYMES and to_main >= rhyme_similarity(k, rep):
+            return False  # a return line inside: two stanzas' worth of the wrong size, not one
+    return 2 * sum(rhyme_similarity(k, rep) >= RHYMES for k in inner) > len(inner)
+
+
+def _count(unit: list[Line], refrain: Callable[[Line], bool]) -> int:
+    return sum(not refrain(ln) for ln in unit)
+
+
+def _split(block: list[Line], size: int, main: RhymeKey, refrain: Callable[[Line], bool]) -> list[list[Line]]:
+    """The block cut, in order, into stanzas of ``size`` lines (each keeping a refrain copy that
+    closes it); [] unless it makes two or more that each hold."""
+    pieces: list[list[Line]] = []
+    cur: list[Line] = []
+    n = 0  # stanza lines in cur
+    for ln in block:
+        sung = refrain(ln)
+        if n == size and not sung:
+            pieces.append(cur)
+            cur, n = [], 0
+        cur.append(ln)
+        n += not sung
+    pieces.append(cur)
+    if len(pieces) >= 2 and all(_holds(p, size, main, refrain) for p in pieces):
+        return pieces
+    return []
+
+
+def regroup(
+    blocks: list[list[Line]],
+    lines: int,
+    lines_range: tuple[int, int],
+    opening: list[RhymeKey],
+    refrain: Callable[[Line], bool],
+) -> list[list[Line]]:
+    """The stanzas the blocks make (the module doc). ``lines``: the form's stanza size, the size
+    where the form leaves it free and no block is a stanza; ``opening``: the rhymes of the malzuma's
+    opening, in the poem-wide rhyme; ``refrain``: whether a line is a copy of the refrain."""
+    if len(blocks) < 2:
+        return blocks
+    ends = [_key(b[-1]) for b in (_body(b, refrain) for b in blocks) if b]
+    main = _common([k for k in opening + ends if k.rawi] or [rhyme("")])
+    if not main.rawi:
+        return blocks
+    lo, hi = lines_range
+    if lo == hi:
+        size = lo
+    else:
+        own = [n for b in blocks if lo <= (n := _count(b, refrain)) <= hi and _holds(b, n, main, refrain)]
+        size = _common(own) if own else lines
+    out: list[list[Line]] = []
+    i = 0
+    while i < len(blocks):
+        block = blocks[i]
+        i += 1
+        if _holds(block, size, main, refrain):
+            out.append(block)
+            continue
+        if out and not _count(block, refrain) and not refrain(out[-1][-1]):
+            out[-1] = out[-1] + block  # a refrain set apart closes the stanza before it
+            continue
+        if pieces := _split(block, size, main, refrain):
+            out.extend(pieces)
+            continue
+        unit, j = list(block), i
+        # a stanza is its lines and at most one refrain copy: no longer unit can make one
+        while j < len(blocks) and len(unit) + len(blocks[j]) <= size + 1:
+            unit += blocks[j]
+            j += 1
+            if _holds(unit, size, main, refrain):
+                block, i = unit, j
+                break
+        out.append(block)
+    return out

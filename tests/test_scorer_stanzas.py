@@ -1,0 +1,204 @@
+"""Blank lines that mark stanzas imperfectly are layout, not content (docs/scorer.md, principles 4
+and 7; ``scorer/stanzas.py``): one blank line forgotten between two stanzas, one too many inside a
+stanza, a stanza's return line set apart, or a poem sent in two text parts, keep a genuine poem's
+reward within 0.1; stanzas of another form's size merged to fit the asked size earn nothing.
+
+The genuine corpus is every strophic sample poem (``data/samples``, both scripts) and every
+genuine strophic case of the red-team rounds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scorer.arabic import rhyme_identity
+from scorer.catalogue import FORMS
+from scorer.response import extract_text
+from scorer.score import score
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "data" / "samples"
+TOLERANCE = 0.1
+WRONG_FORM = 0.3
+"""A poem of another form's stanzas scores at most this (the red-team rounds' wrong_form bound)."""
+Blocks = list[list[str]]
+
+
+def _corpus() -> list[tuple[str, str, dict[str, str]]]:
+    out = []
+    for script, folder in (("arabic", SAMPLES), ("arabizi", SAMPLES / "arabizi")):
+        for path in sorted(folder.glob("*.txt")):
+            if FORMS[path.stem].kind != "strophic":
+                continue
+            refs = {"form": path.stem, "script": script}
+            if FORMS[path.stem].refrain != "none":
+                refs["refrain"] = "yes"
+            out.append((f"sample-{script}-{path.stem}", path.read_text(encoding="utf-8"), refs))
+    for path in sorted((ROOT / "tests" / "redteam_rounds").glob("round*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            case = json.loads(line)
+            form = FORMS.get(case["references"].get("form", ""))
+            if case["tier"] == "genuine" and form is not None and form.kind == "strophic":
+                out.append((case["id"], case["text"], case["references"]))
+    return out
+
+
+def _blocks(text: str) -> Blocks:
+    return [[ln.strip() for ln in b.split("\n") if ln.strip()] for b in text.strip().split("\n\n")]
+
+
+def _text(blocks: Blocks) -> str:
+    return "\n\n".join("\n".join(b) for b in blocks if b)
+
+
+def _reward(text: str, refs: dict[str, str]) -> float:
+    return score({"parts": [{"text": text}]}, refs).reward
+
+
+def _stanzas(blocks: Blocks, form: str) -> range:
+    """Indexes of the stanza blocks (the malzuma's first block is its opening)."""
+    return range(1 if FORMS[form].opening else 0, len(blocks))
+
+
+CORPUS = [c for c in _corpus() if len(_stanzas(_blocks(c[1]), c[2]["form"])) >= 2]
+PLAIN = {name: _reward(text, refs) for name, text, refs in CORPUS}
+# a genuine poem the scorer already reads well: its layouts must stay near it
+KEPT = [c for c in CORPUS if PLAIN[c[0]] >= 0.8]
+
+
+def test_the_corpus_covers_every_strophic_form_in_both_scripts() -> None:
+    forms = {(refs["form"], refs.get("script")) for _, _, refs in KEPT}
+    strophic = [f for f, s in FORMS.items() if s.kind == "strophic"]
+    assert {(f, s) for f in strophic for s in ("arabic", "arabizi")} <= forms, forms
+
+
+@pytest.mark.parametrize("poem", KEPT, ids=lambda c: c[0])
+def test_one_blank_line_forgotten_between_stanzas_is_free(poem: tuple[str, str, dict[str, str]]) -> None:
+    """Each pair of neighbouring stanzas written as one block, the other blank lines kept."""
+    name, text, refs = poem
+    blocks = _blocks(text)
+    idx = _stanzas(blocks, refs["form"])
+    for i in idx[:-1]:
+        merged = [*blocks[:i], blocks[i] + blocks[i + 1], *blocks[i + 2 :]]
+        got = _reward(_text(merged), refs)
+        assert abs(got - PLAIN[name]) <= TOLERANCE, (name, i, PLAIN[name], got)
+
+
+@pytest.mark.parametrize("poem", KEPT, ids=lambda c: c[0])
+def test_one_blank_line_too_many_inside_a_stanza_is_free(poem: tuple[str, str, dict[str, str]]) -> None:
+    """The mirror case: one stanza cut in two by a blank line, at each place inside it; but the
+    poem's first line alone above a blank line, which reads as a title (``scorer/frame.py``)."""
+    name, text, refs = poem
+    blocks = _blocks(text)
+    for i in _stanzas(blocks, refs["form"]):
+        for cut in range(1 + (i == 0), len(blocks[i])):
+            split = [*blocks[:i], blocks[i][:cut], blocks[i][cut:], *blocks[i + 1 :]]
+            got = _reward(_text(split), refs)
+            assert abs(got - PLAIN[name]) <= TOLERANCE, (name, i, cut, PLAIN[name], got)
+
+
+@pytest.mark.parametrize("poem", [c for c in KEPT if c[2].get("refrain") != "yes"], ids=lambda c: c[0])
+def test_every_return_line_set_apart_is_free(poem: tuple[str, str, dict[str, str]]) -> None:
+    """The last line of every stanza (its return to the poem-wide rhyme) on its own, as some printed
+    diwans set it; and of one stanza only."""
+    name, text, refs = poem
+    blocks = _blocks(text)
+    idx = set(_stanzas(blocks, refs["form"]))
+    apart = [piece for i, b in enumerate(blocks) for piece in ([b[:-1], b[-1:]] if i in idx else [b])]
+    got = _reward(_text(apart), refs)
+    assert abs(got - PLAIN[name]) <= TOLERANCE, (name, PLAIN[name], got)
+    i = min(idx)
+    one = [*blocks[:i], blocks[i][:-1], blocks[i][-1:], *blocks[i + 1 :]]
+    assert abs(_reward(_text(one), refs) - PLAIN[name]) <= TOLERANCE, name
+
+
+@pytest.mark.parametrize("poem", KEPT, ids=lambda c: c[0])
+def test_a_poem_in_two_text_parts_is_free(poem: tuple[str, str, dict[str, str]]) -> None:
+    """Cut at a stanza boundary into two text parts, with the blank line at the end of the first,
+    at the start of the second, or lost; and cut at a line boundary inside a stanza."""
+    name, text, refs = poem
+    blocks = _blocks(text)
+    i = _stanzas(blocks, refs["form"])[1]
+    head, tail = _text(blocks[:i]), _text(blocks[i:])
+    for parts in ([head + "\n\n", tail], [head, "\n\n" + tail], [head, tail]):
+        got = score({"parts": [{"text": p} for p in parts]}, refs).reward
+        assert abs(got - PLAIN[name]) <= TOLERANCE, (name, parts[0][-3:], PLAIN[name], got)
+    lines = text.strip().split("\n")
+    mid = len(lines) // 2
+    while not lines[mid].strip() or not lines[mid - 1].strip():
+        mid += 1
+    for parts in (
+        ["\n".join(lines[:mid]) + "\n", "\n".join(lines[mid:])],
+        ["\n".join(lines[:mid]), "\n".join(lines[mid:])],
+    ):
+        got = score({"parts": [{"text": p} for p in parts]}, refs).reward
+        assert abs(got - PLAIN[name]) <= TOLERANCE, (name, mid, PLAIN[name], got)
+
+
+def test_parts_join_as_one_stream() -> None:
+    """A boundary that holds a line break is joined as is (no blank line appears inside a
+    stanza); one without is a line break (no two lines glued); thought parts are left out."""
+    assert extract_text({"parts": [{"text": "a\n"}, {"text": "b"}]}) == "a\nb"
+    assert extract_text({"parts": [{"text": "a"}, {"text": "\nb"}]}) == "a\nb"
+    assert extract_text({"parts": [{"text": "a\n\n"}, {"text": "b"}]}) == "a\n\nb"
+    assert extract_text({"parts": [{"text": "a"}, {"text": "x", "thought": True}, {"text": "b"}]}) == "a\nb"
+
+
+def _fixed(form: str) -> int | None:
+    spec = FORMS[form]
+    lo, hi = spec.lines_range
+    return lo if spec.kind == "strophic" and lo == hi and not spec.opening else None
+
+
+@pytest.mark.parametrize("poem", [c for c in KEPT if _fixed(c[2]["form"])], ids=lambda c: c[0])
+def test_stanzas_of_another_size_merged_to_fit_earn_nothing(poem: tuple[str, str, dict[str, str]]) -> None:
+    """The mirror of a forgotten blank line: a poem of k-line stanzas asked as a form of another
+    stanza size, laid out as is, with every two (or three) stanzas written as one block, and with
+    a blank line set after every ``size`` lines, stays a wrong form."""
+    name, text, refs = poem
+    blocks = [b for b in _blocks(text) if b]
+    k = len(blocks[0])
+    for form in FORMS:
+        size = _fixed(form)
+        if size is None or size == _fixed(refs["form"]):
+            continue
+        asked = {**refs, "form": form}
+        flat = [ln for b in blocks for ln in b]
+        layouts = {
+            "as is": blocks,
+            "pairs": [
+                blocks[i] + blocks[i + 1] if i + 1 < len(blocks) else blocks[i]
+                for i in range(0, len(blocks), 2)
+            ],
+            "threes": [[ln for b in blocks[i : i + 3] for ln in b] for i in range(0, len(blocks), 3)],
+            "cut": [flat[i : i + size] for i in range(0, len(flat), size)],
+        }
+        for how, layout in layouts.items():
+            got = _reward(_text(layout), asked)
+            assert got <= WRONG_FORM, (name, k, form, how, got)
+
+
+def test_a_word_that_begins_with_a_preposition_letter_is_its_own_rhyme_word() -> None:
+    """بعيد (far) is not ب + عيد: it and العيد are two rhyme words; a preposition on a longer word,
+    or with the article, still comes off, so a reused rhyme word stays one (īṭāʾ)."""
+    assert rhyme_identity("بعيد") != rhyme_identity("العيد")
+    assert rhyme_identity("كلام") != rhyme_identity("لام")
+    for same in (
+        ("بتخريب", "التخريب"),
+        ("بالعيد", "العيد", "عيد"),
+        ("للدار", "الدار", "ودار", "دار"),
+        ("بالكلمة", "الكلمة"),
+        ("بمكتوب", "مكتوب"),
+    ):
+        assert len({rhyme_identity(w) for w in same}) == 1, same
+    refs = {"form": "malzuma", "script": "arabic", "stanzas": "2"}
+    opening = "يا حلوة يا غزالة الدّار\nقلبي عليك شعل كي النّار\n\n"
+    stanza = "نستنّى فيك من بعيد\nنحسب في الليالي و{}\nوكل يوم نقول جديد\nونقعد نحكي للنّوّار\n\n"
+    tail = "مشيت وخلّيتني حزين\nدموعي تجري على العين\nنسأل عليك في كل حين\nوإنتي بعيدة ورا البحار"
+    two = score(opening + stanza.format("العيد") + tail, refs)
+    assert two.subscores.get("p_ita", 0) == 0, two
+    same = score(opening + stanza.format("البعيد") + tail, refs)
+    assert same.subscores.get("p_ita", 0) > 0 and same.reward < two.reward, (same, two)
