@@ -108,6 +108,15 @@ def regroup(
     if not main.rawi:
         return blocks
     lo, hi = lines_range
+    counts = {_count(b, refrain) for b in blocks}
+    if len(counts) == 1:
+        # every block has the same size: when it is the stanza size, nothing below can move a line
+        # (no block splits into two, none joins another), so the common case costs one pass
+        (n,) = counts
+        if n == lo == hi:
+            return blocks
+        if lo <= n <= hi and (n == lines or any(_holds(b, n, main, refrain) for b in blocks)):
+            return blocks
     if lo == hi:
         size = lo
     else:

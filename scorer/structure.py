@@ -244,12 +244,19 @@ def score_strophic(
     for b in blocks if refrain_texts else ():
         ends[b[-1].key] = ends.get(b[-1].key, 0) + 1
     closers = {k for k, n in ends.items() if n >= 2}
+    # each line is asked once (regroup asks about a line several times, and is_copy is not cheap)
+    sung_lines = {
+        id(ln)
+        for b in (blocks if sung else ())
+        for ln in b
+        if ln.key in refrain_heads or ln.key in closers or is_copy(ln.key, sung)
+    }
     blocks = regroup(
         blocks,
         spec.lines,
         spec.lines_range,
         [rhyme(w[-1]) for w in opening if w],
-        lambda ln: bool(sung) and (ln.key in refrain_heads or ln.key in closers or is_copy(ln.key, sung)),
+        lambda ln: id(ln) in sung_lines,
     )
 
     refrain_mode = refs.get("refrain", "").strip().lower()
