@@ -20,6 +20,10 @@ expectation is exact and cheap: for a line of m movable words with class counts 
 E[start] = Σ c·L(<s>, ·)/m, E[into the rhyme word] = Σ c·L(·, last)/m and E[pairs] =
 Σ_{a,b} c_a (c_b − [a = b]) L(a, b)/m.
 
+A second, order-free test, :func:`glue_gate`: the share of lines holding Derja's glue (prepositions,
+conjunctions, particles, clitics). Word salad strings content words side by side, and a lucky
+draw of it can gain as much as a genuine poem (issue 18); its lines lack the glue.
+
 Pure: tables load once at import; a per-pair cache; no I/O, no randomness.
 """
 
@@ -30,6 +34,8 @@ import math
 from array import array
 from collections import Counter
 from pathlib import Path
+
+from scorer.arabic import normalize_arabic
 
 DIR = Path(__file__).resolve().parent / "lexicon" / "order"
 KAPPA = 2.0
@@ -211,3 +217,58 @@ def model(script: str) -> Model:
 def gain(lines: list[list[str]], script: str) -> tuple[float, int]:
     """Order gain of a poem's lines (lists of words) in ``"arabic"`` or ``"arabizi"``."""
     return model(script).gain(lines)
+
+
+GLUE_WORDS = {
+    "arabic": frozenset(
+        map(
+            normalize_arabic,
+            str.split(
+                "و في من على علي عل مع يا ما لا كان كي كيما لو اللي الي حتى باش بش عند لين ولا وما وفي وكي "
+                "ولي تحت فوق قدام قبل ورا بين فيك فيه فيها فيا فينا بيك بيه بيها بيا ليك ليه ليها ليا لينا "
+                "عليك عليه عليها عليا علينا منك مني منو منها معاك معاه معاها معايا معانا"
+            ),
+        )
+    ),
+    "arabizi": frozenset(
+        str.split(
+            "w o fi fil fel f men mel mil min mn 3la 3al 3ala m3a ma3 ya ma la ken kan ki kima elli illi li "
+            "b bel bil l lel 7atta bech bach 3and ala wala bla 9oddem 9odem 9bal fou9 wra bin fik fih fiha "
+            "fia fina bik bih biha bia lik lih liha lia lina 3lik 3lih 3liha 3lia 3lina menni mennek mennou "
+            "m3ak m3ah m3aha m3aya m3ana"
+        )
+    ),
+}
+"""Derja's glue, closed lists: prepositions (bare and with a pronoun), conjunctions, the vocative,
+negation and the relative; with a clitic before the article (بال, فال, لل…) and the و-/w- prefix
+(:func:`shape`) they join a line's words. The bare article does not: it marks a noun, and a list of
+names has it (القيروان). Arabic as the scorer reads it (``normalize_arabic``)."""
+GLUE_RAMP = (0.35, 0.6)
+"""The glue gate on the share of lines with glue: (zero, full). Every genuine poem of the rounds and
+data/samples has glue in 0.69 of its lines or more (Arabizi 0.79; median 0.96 and 1.0); word salad
+drawn by bench/order_salad.py in 0-0.11 on the median, 0.42 at most (docs/scorer.md, "Word order")."""
+GLUE_PRIOR_LINES = 2
+"""The share is counted as if this many more lines had glue: a few lines are weak evidence (a short
+poem, or one stanza left among babble, is not gated on a line or two without glue)."""
+
+
+def glue_gate(lines: list[list[str]], script: str) -> float:
+    """The multiplier of the glue gate: the share of lines (hemistichs of MIN_WORDS words or more)
+    whose movable words hold a glue word, mapped by GLUE_RAMP. Word salad strings content words
+    side by side; Derja joins them, and a random order of the same words keeps its glue, so this
+    complements :func:`gain`, which a lucky salad can pass (issue 18). O(words)."""
+    m = model(script)
+    glue, arabic = GLUE_WORDS[script], m.arabic
+    judged = held = 0
+    for words in lines:
+        if len(words) < MIN_WORDS or words.count(words[0]) == len(words) - 1:
+            continue  # too short, or babble (one word repeated): p_babble's, as in gain()
+        judged += 1
+        for w in words[:-1]:
+            w = w if arabic else w.lower()
+            if w in glue or (len(w) > 3 and w[0] == ("و" if arabic else "w")) or shape(w, arabic) == "#Pal":
+                held += 1
+                break
+    zero, full = GLUE_RAMP
+    share = (held + GLUE_PRIOR_LINES) / (judged + GLUE_PRIOR_LINES)
+    return min(1.0, max(0.0, (share - zero) / (full - zero)))

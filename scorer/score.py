@@ -24,6 +24,7 @@ from scorer.catalogue import FormSpec, lookup
 from scorer.hidden import lookalike_gate, reader_text
 from scorer.lexicon import is_arabic_word, is_arabizi_word
 from scorer.order import gain as order_gain
+from scorer.order import glue_gate
 from scorer.response import extract_text, thought_text
 from scorer.structure import Ends, score_bayt, score_strophic, short_penalty
 from scorer.text import MAX_CHARS, Line, Poem, parse_poem
@@ -66,16 +67,14 @@ of 29 and 41 words); a long one without any is marker-free MSA or any-Arabic (do
 UNPROVEN_GATE = 0.5
 ORDER_RAMP = {"arabic": (0.0, 0.10), "arabizi": (0.01, 0.11)}
 """The word-order gate on `scorer.order`'s gain (how much better the lines' order is than a random
-order of the same words, per movable word), per script: (zero, full). Every genuine poem of the
-red-team rounds and data/samples gains 0.14 or more (medians 0.48 Arabic, 0.67 Arabizi); the same
-poems with each line's words shuffled gain about 0 (median). At `full` or above the gate is 1; at
-`zero` or below ORDER_FLOOR, so a shuffled poem scores ≤ 0; linear in between (docs/scorer.md,
-"Word order")."""
+order of the same words, per movable word), per script: (zero, full). Genuine poems of the rounds and
+data/samples gain 0.04 or more (medians 0.48 Arabic, 0.67 Arabizi); with each line's words shuffled,
+about 0 (median). At `full` or above the gate is 1; at `zero` or below ORDER_FLOOR, so a shuffled
+poem scores ≤ 0; linear in between (docs/scorer.md, "Word order")."""
 ORDER_FLOOR = 0.5
 ORDER_PRIOR_WORDS = 24
 """The gain is shrunk towards `full` as if this many more words had been seen in order: a few lines
-are weak evidence either way (a short poem is not gated on two lines' order, and dropping a stanza
-does not move the gate much)."""
+are weak evidence either way (a short poem is not gated on two lines' order)."""
 DROPPED_FREE = 120
 """Characters the parser may drop around the poem for free: one short title and one signature line
 (docs/scorer.md, "One text"). Beyond it, what the judge reads and the structure reward does not
@@ -193,7 +192,7 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     if variety.counts[DERJA] == 0.0 and len(words) > UNPROVEN_WORDS[0]:
         lo, hi = UNPROVEN_WORDS
         sub["variety"] *= 1.0 - (1.0 - UNPROVEN_GATE) * min(1.0, (len(words) - lo) / (hi - lo))
-    gain, moved = order_gain([h for ln in lines for h in ln.hemi_words], script_name)
+    gain, moved = order_gain(segments := [h for ln in lines for h in ln.hemi_words], script_name)
     zero, full = ORDER_RAMP[script_name]
     gain = (gain * moved + full * ORDER_PRIOR_WORDS) / (moved + ORDER_PRIOR_WORDS)
     sub["order"] = min(1.0, max(0.0, (gain - zero) / (full - zero)))
@@ -206,9 +205,10 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     reader = reader_text(raw[: MAX_CHARS + 1]) or reader_text(thought_text(response)[: MAX_CHARS + 1])
     if reader:
         sub["one_text"] = 0.0
-    lookalike = lookalike_gate(raw)
-    if lookalike < 1.0:
+    if (lookalike := lookalike_gate(raw)) < 1.0:
         sub["lookalike"] = lookalike
+    if (glue := glue_gate(segments, script_name)) < 1.0:
+        sub["glue"] = glue
     base = sum([w * sub.get(k, 0.0) for k, w in weights]) / weight_sum
     flaws = sub.pop("_flaws", 0)
     lost_by = {k: sub.pop(f"_lost_{k}", 0.0) for k in FLAW_SUBSCORES}
@@ -217,7 +217,7 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         if (top := min(FLAW_MAX, FLAW_COST * flaws) - lost) > 0:
             pen["flaws"] = top
     order = ORDER_FLOOR + (1.0 - ORDER_FLOOR) * sub["order"]
-    gates = gate * sub["language"] * sub["variety"] * order * form_gate * lookalike * (0.0 if reader else 1.0)
+    gates = gate * sub["language"] * sub["variety"] * order * glue * form_gate * lookalike * (not reader)
     q = (base - sum(pen.values())) * gates
     reward = max(-1.0, min(1.0, 2.0 * q - 1.0))
     if not math.isfinite(reward):
