@@ -26,7 +26,10 @@ The verdict counts marker weight per variety: the variety with the most wins; Tu
 only with a marker of its own (a tie of shared markers alone is ``unknown``), and a text with no
 marker at all is ``unknown``. ``derja`` is Tunisian's share of the weight of Tunisian and its
 strongest rival, with a prior of one marker split evenly: ``unknown`` is 0.5, one lone Tunisian
-marker 0.75, one lone MSA marker 0.25; above 0.5 exactly when Tunisian leads.
+marker 0.75, one lone MSA marker 0.25; above 0.5 exactly when Tunisian leads. Another dialect's
+evidence is not cancelled by Derja's (round 7 sprinkled برشا, توّا into Egyptian, Moroccan, Iraqi
+poems): ``foreign_gate`` falls to 0 when one other dialect's own markers (words Tunisian does not
+share, each once) reach FOREIGN_DOSE, and the verdict then names that dialect.
 
 Cost: one C-level ``map`` over the words through a per-word cache (a run's vocabulary repeats,
 as for the lexicon's lookups); a word met for the first time costs a table lookup or two (clitic
