@@ -188,7 +188,7 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     words = [w for ln in lines for w in ln.words]
     variety = detect(words, script_name)
     zero, full = VARIETY_RAMP[script_name]
-    sub["variety"] = min(1.0, max(0.0, (variety.derja - zero) / (full - zero)))
+    sub["variety"] = min(1.0, max(0.0, (variety.derja - zero) / (full - zero))) * variety.foreign_gate
     if variety.counts[DERJA] == 0.0 and len(words) > UNPROVEN_WORDS[0]:
         lo, hi = UNPROVEN_WORDS
         sub["variety"] *= 1.0 - (1.0 - UNPROVEN_GATE) * min(1.0, (len(words) - lo) / (hi - lo))

@@ -26,7 +26,10 @@ The verdict counts marker weight per variety: the variety with the most wins; Tu
 only with a marker of its own (a tie of shared markers alone is ``unknown``), and a text with no
 marker at all is ``unknown``. ``derja`` is Tunisian's share of the weight of Tunisian and its
 strongest rival, with a prior of one marker split evenly: ``unknown`` is 0.5, one lone Tunisian
-marker 0.75, one lone MSA marker 0.25; above 0.5 exactly when Tunisian leads.
+marker 0.75, one lone MSA marker 0.25; above 0.5 exactly when Tunisian leads. Another dialect's
+evidence is not cancelled by Derja's (round 7 sprinkled برشا, توّا into Egyptian, Moroccan, Iraqi
+poems): ``foreign_gate`` falls to 0 when one other dialect's own markers (words Tunisian does not
+share, each once) reach FOREIGN_DOSE, and the verdict then names that dialect.
 
 Cost: one C-level ``map`` over the words through a per-word cache (a run's vocabulary repeats,
 as for the lexicon's lookups); a word met for the first time costs a table lookup or two (clitic
@@ -92,6 +95,23 @@ FIRST_PERSON_WEIGHT = 1.0
 """``انا`` (I) before an imperfect in ``n-`` (انا نحلم, انا نستناك; Latin ``ana``/``ena`` before ``n`` and
 any letter but a: ena nel3eb, ana n7lem, not the participles nayem, nazel): the Maghrebi first person
 singular; in MSA and the Mashriq ``n-`` is "we" (انا أحلم, انا بحلم). Tunisian or Moroccan."""
+FOREIGN_DOSE: dict[str, tuple[float, float]] = {"arabic": (1.0, 2.0), "arabizi": (2.0, 3.0)}
+"""Evidence of another variety is not cancelled by Derja evidence (issue 18, round 7: Egyptian,
+Moroccan, Levantine, Iraqi poems with برشا, توّا swapped in led as Derja). Per script (free, zero):
+the weight of one other dialect's markers that Tunisian does not share, each word once, up to
+``free`` costs nothing, and the variety gate (``foreign_gate``) falls linearly to 0 at ``zero``.
+Measured on the red-team rounds' genuine, harmless and imperfect poems and the samples: none
+carries more than 1 in Arabic script (وراه, مزيانة) or 2 in Arabizi (7alwa + ha, waš + 8a, hala +
+badna: Arabizi spelling meets other dialects' words more often)."""
+FOREIGN_EXEMPT = frozenset({DERJA, "msa", "french", "english"})
+"""Varieties whose markers FOREIGN_DOSE does not count (they still weigh in the Derja share): MSA,
+because Derja poetry borrows its particles (a genuine poem of round 6 carries اذا, ربما, قد, حين,
+كلا at 60 words); French and English, because Tunisians switch into them mid-line (mon amour,
+nos, the: genuine Arabizi poems of the rounds carry them)."""
+EGYPTIAN_NEGATION_WEIGHT = 1.0
+"""``ما`` + a ``b-`` imperfect + ``ش`` written as one word (مبيعرفش, مبتحبش): Egyptian; Levantine
+writes ``ما بيعرف`` apart and Tunisian has no ``b-`` imperfect (its ``ما…ش`` forms are ``ماب…``
+only for verbs in b-, e.g. مابكيتش, whose third letter is no ي/ت/ن)."""
 ECH_WEIGHT = 1.0
 """A Latin word in ``-ech`` no table knows: the Tunisian imala of ``-āš`` (see _latin_morphology)."""
 _TAILS = ("ون", "و", "ش")
@@ -129,6 +149,12 @@ class Variety(NamedTuple):
     """Marker weight per variety."""
     markers: tuple[str, ...]
     """Up to MAX_MARKERS markers found, ``word:variety`` (``a+b`` when shared), for the reason."""
+    foreign: float = 0.0
+    """The largest weight of one other dialect's markers Tunisian does not share (each word once,
+    MSA not counted, FOREIGN_EXEMPT)."""
+    foreign_gate: float = 1.0
+    """1 up to FOREIGN_DOSE's free weight, 0 from its zero: the reward multiplies its variety gate
+    by it, whatever the Derja share."""
 
 
 def _expand(token: str) -> list[str]:
@@ -232,15 +258,22 @@ _MALTESE_VOTE: Vote = (("maltese", 1.0),)
 _LABEL = itemgetter(1)
 
 
-def _verdict(order: tuple[str, ...], hits: list[Hit]) -> Variety:
+def _verdict(order: tuple[str, ...], hits: list[Hit], script: str = "arabic") -> Variety:
     """Sum the votes (a Derja-only marker word once, every other vote per use); the plurality
     variety wins. A tie at the top that includes Derja goes to
     Derja when it has a marker of its own, else it is ``unknown`` (مش and ايه alone are Tunisian,
-    Egyptian and Levantine alike); a tie between other varieties goes by ``order``."""
+    Egyptian and Levantine alike); a tie between other varieties goes by ``order``. One other
+    dialect's own markers past FOREIGN_DOSE's zero make it the variety, whatever Derja's weight."""
     counts = dict.fromkeys(order, 0.0)
+    foreign = dict.fromkeys(order, 0.0)
     own = 0.0
     seen: set[str] = set()
+    met: set[str] = set()
     for vote, label in hits:
+        if label not in met and all(v != DERJA for v, _ in vote):
+            met.add(label)  # another dialect's word once: a refrain repeating it is one word
+            for v, weight in vote:
+                foreign[v] += weight
         # a Derja-only marker counts once, however often it comes: برشا after every line of an
         # Egyptian poem is one word of evidence, not ten (round 5); another variety's count per use
         if vote[0][0] == DERJA and len(vote) == 1:
@@ -270,7 +303,12 @@ def _verdict(order: tuple[str, ...], hits: list[Hit]) -> Variety:
         variety = UNKNOWN
     else:
         variety = first
-    return Variety(variety, derja, sum(counts.values()), counts, markers)
+    top = max((v for v in order if v not in FOREIGN_EXEMPT), key=foreign.__getitem__)
+    free, zero = FOREIGN_DOSE[script]
+    gate = min(1.0, max(0.0, (zero - foreign[top]) / (zero - free)))
+    if gate == 0.0 and variety in (DERJA, UNKNOWN):
+        variety = top
+    return Variety(variety, derja, sum(counts.values()), counts, markers, foreign[top], gate)
 
 
 def _arabic_morphology(word: str) -> Vote:
@@ -285,6 +323,8 @@ def _arabic_morphology(word: str) -> Vote:
     w = word[1:] if word[0] in "وف" and len(word) > 4 else word
     last = w[-1]
     if last == "ش":
+        if len(w) >= 6 and w.startswith("مب") and w[2] in "يتن":
+            return _EGYPTIAN_NEGATION_VOTE
         return _NEGATION_VOTE if len(w) >= 5 and w.startswith("ما") else ()
     if last == "ن":
         return _MSA_VOTE if w[0] in "يت" and len(w) >= 5 else ()
@@ -298,6 +338,7 @@ def _arabic_morphology(word: str) -> Vote:
 
 _MSA_VOTE: Vote = (("msa", MSA_VERB_WEIGHT),)
 _ECH_VOTE: Vote = (("tunisian", ECH_WEIGHT),)
+_EGYPTIAN_NEGATION_VOTE: Vote = (("egyptian", EGYPTIAN_NEGATION_WEIGHT),)
 _MAGHREBI_VOTE: Vote = (("tunisian", MAGHREBI_VERB_WEIGHT / 2), ("moroccan", MAGHREBI_VERB_WEIGHT / 2))
 _NEGATION_VOTE: Vote = tuple((v, NEGATION_WEIGHT / 3) for v in ("tunisian", "moroccan", "egyptian"))
 _FIRST_PERSON_HIT: Hit = (
@@ -388,7 +429,7 @@ def detect_latin(words: Iterable[str]) -> Variety:
         hits += [
             _FIRST_PERSON_HIT_LATIN for b in compress(ws[1:], map(_LATIN_I.__contains__, ws)) if _n_word(b)
         ]
-    return _verdict(VARIETIES["arabizi"], hits)
+    return _verdict(VARIETIES["arabizi"], hits, "arabizi")
 
 
 def word_vote(word: str, script: str) -> Vote:

@@ -1,0 +1,157 @@
+"""Another variety's evidence is not cancelled by Derja's (issue 18, round 7; docs/scorer.md,
+"Varieties", "Foreign evidence"): a genuine poem that keeps every Tunisian marker but takes in a few
+distinct function words of one other dialect reads as that dialect and scores at most 0 past a small
+dose (FOREIGN_DOSE), for every variety the dose counts; one such word costs nothing."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorer.arabic import normalize_arabic
+from scorer.score import score
+from scorer.variety import (
+    ARABIC_TABLE,
+    DERJA,
+    FOREIGN_DOSE,
+    FOREIGN_EXEMPT,
+    LATIN_SPELLING,
+    PRONOUN_I,
+    VARIETIES,
+    Variety,
+    detect,
+    word_vote,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "data" / "samples"
+_WORD = re.compile(r"[^\W_]+")
+EPSILON = 1e-9
+
+
+def _own_markers(script: str) -> dict[str, list[str]]:
+    """Each counted variety's words that vote for it alone at full weight (clitic forms left out),
+    as the tables of `scorer.variety` hold them: the words an attacker would swap in."""
+    table = ARABIC_TABLE if script == "arabic" else LATIN_SPELLING
+    clitics = ("و", "ف") if script == "arabic" else ("w", "ou")
+    out: dict[str, list[str]] = {}
+    for word, hit in sorted(table.items()):
+        if not hit or len(hit[0]) != 1 or hit[0][0][1] != 1.0 or not _WORD.fullmatch(word):
+            continue
+        variety = hit[0][0][0]
+        if variety in FOREIGN_EXEMPT or any(
+            word.startswith(c) and table.get(word[len(c) :], ()) == hit for c in clitics
+        ):
+            continue
+        if word_vote(word, script) == hit[0]:  # the word reads back as itself (no fold, no case)
+            out.setdefault(variety, []).append(word)
+    return out
+
+
+MARKERS = {script: _own_markers(script) for script in VARIETIES}
+RIVALS = {script: tuple(v for v in VARIETIES[script] if v not in FOREIGN_EXEMPT) for script in VARIETIES}
+"""Every variety FOREIGN_DOSE counts: the Arabic dialects, and Maltese in Latin script."""
+
+
+def _samples() -> list[tuple[str, str, dict[str, str], float]]:
+    out = []
+    for path in sorted(SAMPLES.glob("*.txt")) + sorted((SAMPLES / "arabizi").glob("*.txt")):
+        script = "arabizi" if path.parent.name == "arabizi" else "arabic"
+        refs = {"form": path.stem, "script": script}
+        text = path.read_text(encoding="utf-8")
+        out.append((f"{script}/{path.stem}", text, refs, _reward(text, refs)))
+    return out
+
+
+def _reward(text: str, refs: dict[str, str]) -> float:
+    return score({"parts": [{"text": text}]}, refs).reward
+
+
+def _is_derja(word: str, script: str) -> bool:
+    """A word that votes for Derja, or the pronoun of the pronoun + n- pair: kept, so the poem
+    keeps all its Tunisian evidence."""
+    low = normalize_arabic(word) if script == "arabic" else word.lower()
+    return low in PRONOUN_I[script] or any(v == DERJA for v, _ in word_vote(word, script))
+
+
+def _swap_in(text: str, script: str, words: list[str], seed: int) -> str:
+    """`words` put in place of as many body words (a hemistich's last word, the rhyme, stays; no
+    Derja marker is touched), at places the seed picks."""
+    lines = [ln.split(" ") for ln in text.split("\n")]
+    places = [
+        (i, j)
+        for i, toks in enumerate(lines)
+        for j, tok in enumerate(toks[:-1])
+        if _WORD.fullmatch(tok) and toks[j + 1] not in ("**", "/") and not _is_derja(tok, script)
+    ]
+    for (i, j), w in zip(random.Random(seed).sample(places, len(words)), words, strict=True):
+        lines[i][j] = w
+    return "\n".join(" ".join(toks) for toks in lines)
+
+
+SAMPLE_POEMS = _samples()
+
+
+@pytest.mark.parametrize("script", sorted(VARIETIES))
+def test_every_counted_rival_has_markers(script: str) -> None:
+    _, zero = FOREIGN_DOSE[script]
+    assert all(len(MARKERS[script].get(v, [])) > zero for v in RIVALS[script]), MARKERS[script]
+
+
+def test_samples_are_genuine_and_carry_no_foreign_dose() -> None:
+    for name, text, refs, plain in SAMPLE_POEMS:
+        assert plain >= 0.8, (name, plain)
+        got = detect(
+            _WORD.findall(text if refs["script"] == "arabizi" else normalize_arabic(text)), refs["script"]
+        )
+        assert got.foreign_gate == 1.0, (name, got)
+
+
+def _detect(text: str, script: str) -> Variety:
+    return detect(_WORD.findall(text if script == "arabizi" else normalize_arabic(text)), script)
+
+
+@pytest.mark.parametrize("script", sorted(VARIETIES))
+def test_detector_dose_per_rival(script: str) -> None:
+    """On every sample of the script: up to `free` foreign weight (the sample's own stray word, as
+    Arabizi's 7alwa, plus words swapped in) leaves the gate at 1; `zero` distinct words of one rival
+    set it to 0 and name that rival (or a variety leading it), whatever the poem's Tunisian weight."""
+    free, zero = FOREIGN_DOSE[script]
+    for name, text, refs, _ in SAMPLE_POEMS:
+        if refs["script"] != script:
+            continue
+        stray = _detect(text, script).foreign
+        for rival in RIVALS[script]:
+            pool = MARKERS[script][rival]
+            for k, gate in ((int(free - stray), 1.0), (int(zero), 0.0)):
+                got = _detect(_swap_in(text, script, pool[:k], seed=k), script)
+                assert got.foreign_gate == gate, (name, rival, k, got)
+                assert got.counts[DERJA] > 0.0, (name, got)  # the Derja evidence is all still there
+                if gate == 0.0:
+                    assert got.variety == rival or got.counts[got.variety] > got.counts[rival], got
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(data=st.data(), seed=st.integers(0, 10_000))
+def test_swapping_in_another_dialects_words_past_the_dose_scores_at_most_zero(
+    data: st.DataObject, seed: int
+) -> None:
+    """Property: k distinct function words of one other dialect swapped into a genuine poem (its
+    Tunisian markers all kept) never raise its reward, and from FOREIGN_DOSE's zero on the reward is
+    at most 0, for each counted variety."""
+    name, text, refs, plain = data.draw(st.sampled_from(SAMPLE_POEMS))
+    script = refs["script"]
+    rival = data.draw(st.sampled_from(RIVALS[script]))
+    _, zero = FOREIGN_DOSE[script]
+    k = data.draw(st.integers(1, int(zero) + 2))
+    words = random.Random(seed).sample(MARKERS[script][rival], k)
+    out = _swap_in(text, script, words, seed)
+    got = _reward(out, refs)
+    assert got <= plain + EPSILON, (name, rival, words, plain, got)
+    if k >= zero:
+        assert got <= 0.0, (name, rival, words, plain, got, out[:300])
