@@ -40,9 +40,15 @@ MANIFEST = HERE / "_compiled.json"
 PURE_ENV = "TUNIFOLK_SCORER_PURE"
 
 
+def _source(name: str) -> bytes:
+    """A compiled module's source: its ``.py``, and its ``.pxd`` (C types for Cython) where it has one."""
+    pxd = HERE / f"{name}.pxd"
+    return (HERE / f"{name}.py").read_bytes() + (pxd.read_bytes() if pxd.exists() else b"")
+
+
 def source_hashes() -> dict[str, str]:
-    """SHA-256 of each compiled module's source."""
-    return {name: hashlib.sha256((HERE / f"{name}.py").read_bytes()).hexdigest() for name in COMPILED}
+    """SHA-256 of each compiled module's source (with its ``.pxd``: a changed type is a changed build)."""
+    return {name: hashlib.sha256(_source(name)).hexdigest() for name in COMPILED}
 
 
 def extension_files() -> list[Path]:

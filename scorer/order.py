@@ -133,7 +133,9 @@ class Model:
         self.s_classes = len(self.s_left) + 1
         self.names: list[str] = [START, *sorted(self.words), *_SHAPES]
         self.ids: dict[str, int] = {c: i for i, c in enumerate(self.names)}
-        self.rows: list[array | None] = [None] * len(self.names)
+        self.k = len(self.names)
+        self.table = array("d", bytes(8 * self.k * self.k))  # pmi(a, b) at a * k + b
+        self.filled = bytearray(self.k)  # whether a's row of the table is filled yet
         self._cid: dict[str, int] = {}
 
     def cls(self, word: str) -> str:
@@ -166,45 +168,65 @@ class Model:
         p_ab = (self.big.get((a, b), 0) + KAPPA * p_shape * within) / (self.left.get(a, 0) + KAPPA)
         return math.log(p_ab / (p_b_shape * within))
 
-    def row(self, a: int) -> array:
-        """pmi(a, b) for every class b, by b's number (filled once per class)."""
-        r = self.rows[a]
-        if r is None:
-            name, pmi = self.names[a], self.pmi
-            r = self.rows[a] = array("d", [pmi(name, b) for b in self.names])
-        return r
+    def fill(self, a: int) -> None:
+        """Fill class a's row of the table: pmi(a, b) for every class b, by b's number."""
+        name, pmi, k = self.names[a], self.pmi, self.k
+        self.table[a * k : (a + 1) * k] = array("d", [pmi(name, b) for b in self.names])
+        self.filled[a] = 1
 
     def gain(self, lines: list[list[str]]) -> tuple[float, int]:
         """(mean gain per movable word of the order as written over a random order, movable words):
-        see the module doc. Words as the scorer gives them (Arabic normalised; Arabizi any case).
-        The expectation is summed over ordered pairs of positions, Σ_{i≠j} L(h_i, h_j): for each
-        movable word, its row summed over every movable word, less its own pair with itself."""
-        cid, known, rows, row = self.cid, self._cid.get, self.rows, self.row
-        start = row(0)
+        see the module doc. Words as the scorer gives them (Arabic normalised; Arabizi any case)."""
+        cid, known, filled, fill = self.cid, self._cid.get, self.filled, self.fill
+        if not filled[0]:
+            fill(0)
         total = 0.0
         moved = 0
         for words in lines:
             if len(words) < MIN_WORDS:
                 continue
             cs = [known(w) or cid(w) for w in words]  # class 0 is <s>, never a word's
-            head = cs[:-1]
-            m = len(head)
-            first = head[0]
-            if head.count(first) == m:  # one class repeated (babble, p_babble's): one order
+            m = len(cs) - 1
+            first = cs[0]
+            if cs[:m].count(first) == m:  # one class repeated (babble, p_babble's): one order
                 continue
-            last = cs[-1]
-            actual = start[first]
-            prev = first
-            for c in cs[1:]:
-                actual += (rows[prev] or row(prev))[c]
-                prev = c
-            expected = 0.0
-            for a in head:
-                r = rows[a] or row(a)
-                expected += start[a] + r[last] + sum([r[b] for b in head]) - r[a]
-            total += actual - expected / m
+            for a in cs[:m]:
+                if not filled[a]:
+                    fill(a)
+            total += line_gain(cs, self.table, self.k)
             moved += m
         return (total / moved if moved else 0.0), moved
+
+
+def line_gain(cs: list[int], table: array, k: int) -> float:
+    """The order as written less the expected order of a random order, summed over one line's
+    movable words (all but the last): ``cs`` the classes' numbers, every row but the last word's
+    filled. The expectation sums every ordered pair of positions, Σ_{i≠j} L(h_i, h_j): for each
+    movable word, its row summed over every movable word, less its pair with itself.
+
+    A function of numbers alone so that ``order.pxd`` can give its loops C types when compiled: it
+    runs for every line of every poem, over every pair of the line's words (the same float
+    operations in the same order, so compiled and source agree to the bit)."""
+    n = len(cs)
+    m = n - 1
+    first = cs[0]
+    last = cs[m]
+    actual = table[first]  # row 0 is the line start's
+    prev = first
+    for i in range(1, n):
+        c = cs[i]
+        actual += table[prev * k + c]
+        prev = c
+    expected = 0.0
+    for i in range(m):
+        a = cs[i]
+        base = a * k
+        pairs = 0.0
+        for j in range(m):
+            c = cs[j]
+            pairs += table[base + c]
+        expected += table[a] + table[base + last] + pairs - table[base + a]
+    return actual - expected / m
 
 
 @functools.cache
@@ -252,21 +274,39 @@ GLUE_PRIOR_LINES = 2
 poem, or one stanza left among babble, is not gated on a line or two without glue)."""
 
 
+def _glue(w: str, script: str) -> bool:
+    """Whether a word (as written) is glue: listed, a و-/w- prefix, or a clitic before the article."""
+    arabic = script == "arabic"
+    w = w if arabic else w.lower()
+    return (
+        w in GLUE_WORDS[script]
+        or (len(w) > 3 and w[0] == ("و" if arabic else "w"))
+        or shape(w, arabic) == "#Pal"
+    )
+
+
+_GLUE_SEEN: dict[str, dict[str, bool]] = {"arabic": {}, "arabizi": {}}
+"""Each script's words judged so far (a run's vocabulary repeats), cleared past CACHE_WORDS."""
+
+
 def glue_gate(lines: list[list[str]], script: str) -> float:
     """The multiplier of the glue gate: the share of lines (hemistichs of MIN_WORDS words or more)
     whose movable words hold a glue word, mapped by GLUE_RAMP. Word salad strings content words
     side by side; Derja joins them, and a random order of the same words keeps its glue, so this
     complements :func:`gain`, which a lucky salad can pass (issue 18). O(words)."""
-    m = model(script)
-    glue, arabic = GLUE_WORDS[script], m.arabic
+    seen = _GLUE_SEEN[script]
     judged = held = 0
     for words in lines:
         if len(words) < MIN_WORDS or words.count(words[0]) == len(words) - 1:
             continue  # too short, or babble (one word repeated): p_babble's, as in gain()
         judged += 1
         for w in words[:-1]:
-            w = w if arabic else w.lower()
-            if w in glue or (len(w) > 3 and w[0] == ("و" if arabic else "w")) or shape(w, arabic) == "#Pal":
+            v = seen.get(w)
+            if v is None:
+                if len(seen) >= CACHE_WORDS:
+                    seen.clear()
+                v = seen[w] = _glue(w, script)
+            if v:
                 held += 1
                 break
     zero, full = GLUE_RAMP

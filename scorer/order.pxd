@@ -1,0 +1,10 @@
+# C types for scorer/order.py's inner loop when Cython compiles it (scorer/build_ext.py): the source
+# stays plain Python and runs as it is without Cython. Only line_gain is typed: numbers in, a double
+# out, the same float operations in the same order (tests/test_scorer_compiled.py checks the bits).
+import cython
+
+@cython.locals(n=cython.Py_ssize_t, m=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t,
+               first=cython.Py_ssize_t, last=cython.Py_ssize_t, prev=cython.Py_ssize_t,
+               c=cython.Py_ssize_t, a=cython.Py_ssize_t, base=cython.Py_ssize_t,
+               actual=cython.double, expected=cython.double, pairs=cython.double)
+cpdef double line_gain(list cs, double[:] table, Py_ssize_t k)
