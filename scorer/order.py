@@ -40,6 +40,11 @@ from scorer.arabic import normalize_arabic
 DIR = Path(__file__).resolve().parent / "lexicon" / "order"
 KAPPA = 2.0
 """Weight of the shape-level model in a word pair's estimate (pseudo-counts)."""
+EVIDENCE = 10.0
+"""Corpus tokens at which a class pair's PMI is trusted half (pseudo-counts): the PMI of a pair whose
+rarer class has n tokens is weighted n / (n + EVIDENCE), the rest is its shape pair's (docs/scorer.md,
+"Word order"). Tried 5, 10, 15, 30: at 5 a genuine sample gains less than the ramp's full, at 15
+and 30 more shuffled cheats of the rounds are paid."""
 START = "<s>"
 MIN_WORDS = 3
 """A line (hemistich) is judged from this many words: two words have one order that matters."""
@@ -47,6 +52,10 @@ CACHE_WORDS = 1 << 16
 """Words whose class is remembered (a bound: the cache never grows past it)."""
 
 _AR_CLITIC_ARTICLE = ("وال", "بال", "فال", "لل", "كال")
+CODA_PLURAL = "وا"
+"""The plural verb ending as CODA (TArC's Arabic column) and MSA spell it; Derja poems write -و."""
+_AR_PLURAL = ("و", CODA_PLURAL)
+"""Both spellings of the plural verb ending: one class."""
 
 
 def shape(word: str, arabic: bool) -> str:
@@ -60,7 +69,7 @@ def shape(word: str, arabic: bool) -> str:
         head = "#w" if len(word) > 3 and word[0] == "و" else "#"
         core = word[1:] if head == "#w" else word
         if len(core) > 3 and core[0] in "نتي":
-            return head + ("v" if core[-1] != "و" else "vu")
+            return head + ("vu" if core.endswith(_AR_PLURAL) else "v")
         for tail, name in _AR_TAILS:
             if len(core) > len(tail) + 1 and core.endswith(tail):
                 return head + name
@@ -159,14 +168,22 @@ class Model:
 
     def pmi(self, a: str, b: str) -> float:
         """log P(b | a) / P(b), each class estimated within its shape and the pair smoothed towards
-        the shape pair by KAPPA pseudo-counts."""
+        the shape pair by KAPPA pseudo-counts; then trusted as far as its rarer class's corpus count
+        n allows, n / (n + EVIDENCE), the rest taken from the shape pair's PMI, itself trusted so by
+        its rarer shape's count, the rest 0 (no association). Without this, a pair never seen after
+        a common class scored about log(KAPPA / count) (-8) however rarely its other class occurs:
+        one rare class swamped a line (issue 18)."""
         sa, sb = self._shape_of(a), self._shape_of(b)
         vs = self.s_classes
         p_shape = (self.s_big.get((sa, sb), 0) + 0.5) / (self.s_left.get(sa, 0) + 0.5 * vs)
         p_b_shape = (self.s_right.get(sb, 0) + 0.5) / (self.n + 0.5 * vs)
         within = (self.right.get(b, 0) + 0.5) / (self.s_right.get(sb, 0) + 0.5) if b != sb else 1.0
         p_ab = (self.big.get((a, b), 0) + KAPPA * p_shape * within) / (self.left.get(a, 0) + KAPPA)
-        return math.log(p_ab / (p_b_shape * within))
+        n_shape = min(self.s_left.get(sa, 0), self.s_right.get(sb, 0))
+        shaped = math.log(p_shape / p_b_shape) * n_shape / (n_shape + EVIDENCE)
+        n = min(self.left.get(a, 0), self.right.get(b, 0))
+        trust = n / (n + EVIDENCE)
+        return trust * math.log(p_ab / (p_b_shape * within)) + (1.0 - trust) * shaped
 
     def fill(self, a: int) -> None:
         """Fill class a's row of the table: pmi(a, b) for every class b, by b's number."""

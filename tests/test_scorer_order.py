@@ -230,3 +230,33 @@ def test_glue_is_counted_per_line() -> None:
     assert glue_gate(mixed, "arabic") == pytest.approx((share - zero) / (full - zero))
     assert glue_gate([["khouya", "barcha", "nemchi", "dar"]] * 20, "arabizi") == 0.0
     assert glue_gate([["khouya", "fi", "nemchi", "dar"]] * 20, "arabizi") == 1.0
+
+
+def test_coda_plural_spelling_reads_as_the_poems() -> None:
+    """Issue 18: CODA (TArC's Arabic column) spells the plural verb ending -وا where poems write -و.
+    Both spellings are one class, and the table counts TArC's plural verbs in it (394 of them; with
+    CODA's alif the class kept 11 tokens and scored pairs down to -8.9)."""
+    from scorer.order import shape
+
+    assert shape("نلعبوا", True) == shape("نلعبو", True) == "#vu"
+    assert shape("ونلعبوا", True) == shape("ونلعبو", True) == "#wvu"
+    assert shape("نلعب", True) == "#v"
+    assert model("arabic").left["#vu"] >= 300
+
+
+def test_a_rare_class_cannot_swamp_a_line() -> None:
+    """Issue 18: a pair's PMI is trusted by its rarer class's corpus count (EVIDENCE). Every pair
+    whose rarer class has at most 20 tokens scores above -7 (-8.9 Arabic, -8.7 Arabizi before), while
+    a pair of common classes expected 11 times and never seen (ما then a clitic + article) stays
+    strongly negative."""
+    for script in ("arabic", "arabizi"):
+        m = model(script)
+        rare_a = [a for a in m.names if m.left.get(a, 0) <= 20]
+        rare_b = [b for b in m.names[1:] if m.right.get(b, 0) <= 20]
+        pairs = [(a, b) for a in rare_a for b in m.names[1:]] + [(a, b) for a in m.names for b in rare_b]
+        assert len(pairs) > 1000
+        low = min((m.pmi(a, b), a, b) for a, b in pairs)
+        assert low[0] > -7.0, (script, low)
+    m = model("arabic")
+    assert m.big.get(("ما", "#Pal"), 0) == 0 and m.left["ما"] * m.right["#Pal"] / m.n > 10
+    assert m.pmi("ما", "#Pal") < -6.0
