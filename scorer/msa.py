@@ -77,12 +77,11 @@ def first_person_verbs(raw: str, words: set[str]) -> set[str]:
     return out
 
 
-def arabic_weight(words: list[str], raw: str, un_verbs: int) -> tuple[float, tuple[str, ...]]:
+def arabic_weight(words: list[str], verbs: set[str], un_verbs: int) -> tuple[float, tuple[str, ...]]:
     """MSA's own weight in an Arabic-script poem (each distinct form once) and the forms found:
-    ``un_verbs`` is the number of distinct -ūn imperfects ``scorer.variety`` found."""
-    found = OWN_ARABIC.intersection(words)
-    if raw and "أ" in raw:
-        found |= first_person_verbs(raw, set(words))
+    ``verbs`` are ``first_person_verbs``'s, ``un_verbs`` the number of distinct -ūn imperfects
+    ``scorer.variety`` found."""
+    found = OWN_ARABIC.intersection(words) | verbs
     return float(len(found) + un_verbs), tuple(sorted(found))
 
 

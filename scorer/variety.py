@@ -350,6 +350,9 @@ def _arabic_morphology(word: str) -> Vote:
 
 
 _MSA_VOTE: Vote = (("msa", MSA_VERB_WEIGHT),)
+_I_VOTE: Vote = tuple((v, 1.0 / 3) for v in ("msa", "gulf", "iraqi"))
+"""The first person in أ- (أكتب, scorer.msa): MSA, Gulf and Iraqi say it so (Egyptian and Levantine
+with b-, the Maghreb with n-); MSA's own dose counts it whole."""
 _ECH_VOTE: Vote = (("tunisian", ECH_WEIGHT),)
 _EGYPTIAN_NEGATION_VOTE: Vote = (("egyptian", EGYPTIAN_NEGATION_WEIGHT),)
 _MAGHREBI_VOTE: Vote = (("tunisian", MAGHREBI_VERB_WEIGHT / 2), ("moroccan", MAGHREBI_VERB_WEIGHT / 2))
@@ -430,7 +433,9 @@ def detect_arabic(words: Iterable[str], raw: str = "") -> Variety:
     if not _I.isdisjoint(ws):  # the words after a pronoun, picked in C (a Python loop per pair costs)
         hits += [_FIRST_PERSON_HIT for b in compress(ws[1:], map(_I.__contains__, ws)) if _n_verb(b)]
     un_verbs = len({label for vote, label in hits if vote is _MSA_VOTE})
-    return _verdict(VARIETIES["arabic"], hits, "arabic", _msa.arabic_weight(ws, raw, un_verbs)[0])
+    verbs = _msa.first_person_verbs(raw, set(ws)) if "أ" in raw else set()
+    hits += [_hit(f"{v}+أ", _I_VOTE) for v in verbs]  # the أ- I votes in the share too
+    return _verdict(VARIETIES["arabic"], hits, "arabic", _msa.arabic_weight(ws, verbs, un_verbs)[0])
 
 
 def detect_latin(words: Iterable[str]) -> Variety:
