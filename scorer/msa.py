@@ -17,7 +17,10 @@ counts only what Derja does not say, each distinct form once:
   its folded form is one of the poem's words (so a prose preamble does not count); and ``أن``;
 - the imperfect plural in ``-ūn`` (يكتبون), which ``scorer.variety`` votes MSA;
 - in Latin script, a first person ``a…u`` of six letters or more (aktubu, ajlisu: Derja writes
-  nekteb) and a feminine with a case ending (kalimatun, najmatan).
+  nekteb) and a feminine of seven letters or more with a case ending (kalimatun, najmatan; not
+  zlatan, keratin). On TArC's real Tunisian Arabizi (sentences of four words or more) 5 of 2,322
+  development and 1 of 578 held-out sentences carry one such form (laysa, lam, wallati, 5assatan,
+  absolu; 5asatan), none two.
 
 Pure: tables load at import.
 """
@@ -86,12 +89,13 @@ def arabic_weight(words: list[str], verbs: set[str], un_verbs: int) -> tuple[flo
 
 
 def _latin_form(low: str) -> bool:
+    """A lower-cased Latin word shaped like MSA: a first person ``a…u`` or a case-ended feminine."""
     return (
         len(low) >= 6
         and low.isascii()
         and (
             (low[0] == "a" and low[-1] == "u" and low[-2] not in "aeiou")
-            or low.endswith(("atun", "atin", "atan"))
+            or (len(low) >= 7 and low.endswith(("atun", "atan")))
         )
     )
 
