@@ -29,7 +29,8 @@ strongest rival, with a prior of one marker split evenly: ``unknown`` is 0.5, on
 marker 0.75, one lone MSA marker 0.25; above 0.5 exactly when Tunisian leads. Another dialect's
 evidence is not cancelled by Derja's (round 7 sprinkled برشا, توّا into Egyptian, Moroccan, Iraqi
 poems): ``foreign_gate`` falls to 0 when one other dialect's own markers (words Tunisian does not
-share, each once) reach FOREIGN_DOSE, and the verdict then names that dialect.
+share, each once) reach FOREIGN_DOSE, and the verdict then names that dialect; MSA's own forms
+(``scorer.msa``: الذي, سوف, the أ- first person read before folding) past MSA_DOSE do the same.
 
 Cost: one C-level ``map`` over the words through a per-word cache (a run's vocabulary repeats,
 as for the lexicon's lookups); a word met for the first time costs a table lookup or two (clitic
