@@ -41,7 +41,7 @@ def words(text: str) -> list[str]:
 
 
 def classify(text: str, script: str) -> Variety:
-    return detect(words(text), script)
+    return detect(words(text), script, text)
 
 
 def confusion(script: str, split: str = "heldout") -> dict[str, dict[str, int]]:

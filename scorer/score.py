@@ -188,7 +188,7 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     sub["language"] = _language_gate(lines, arabizi, spec.refrain != "none")
     script_name = "arabizi" if arabizi else "arabic"
     words = [w for ln in lines for w in ln.words]
-    variety = detect(words, script_name)
+    variety = detect(words, script_name, raw)
     zero, full = VARIETY_RAMP[script_name]
     sub["variety"] = min(1.0, max(0.0, (variety.derja - zero) / (full - zero))) * variety.foreign_gate
     if variety.counts[DERJA] == 0.0 and len(words) > UNPROVEN_WORDS[0]:

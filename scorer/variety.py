@@ -29,7 +29,8 @@ strongest rival, with a prior of one marker split evenly: ``unknown`` is 0.5, on
 marker 0.75, one lone MSA marker 0.25; above 0.5 exactly when Tunisian leads. Another dialect's
 evidence is not cancelled by Derja's (round 7 sprinkled برشا, توّا into Egyptian, Moroccan, Iraqi
 poems): ``foreign_gate`` falls to 0 when one other dialect's own markers (words Tunisian does not
-share, each once) reach FOREIGN_DOSE, and the verdict then names that dialect.
+share, each once) reach FOREIGN_DOSE, and the verdict then names that dialect; MSA's own forms
+(``scorer.msa``: الذي, سوف, the أ- first person read before folding) past MSA_DOSE do the same.
 
 Cost: one C-level ``map`` over the words through a per-word cache (a run's vocabulary repeats,
 as for the lexicon's lookups); a word met for the first time costs a table lookup or two (clitic
@@ -49,6 +50,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
+from scorer import msa as _msa
 from scorer.arabic import arabizi_fold, normalize_arabic
 
 DIR = Path(__file__).resolve().parent / "lexicon" / "varieties"
@@ -108,6 +110,11 @@ FOREIGN_EXEMPT = frozenset({DERJA, "msa", "french", "english"})
 because Derja poetry borrows its particles (a genuine poem of round 6 carries اذا, ربما, قد, حين,
 كلا at 60 words); French and English, because Tunisians switch into them mid-line (mon amour,
 nos, the: genuine Arabizi poems of the rounds carry them)."""
+MSA_DOSE: dict[str, tuple[float, float]] = {"arabic": (1.0, 2.0), "arabizi": (1.0, 2.0)}
+"""MSA's own evidence (``scorer.msa``: الذي, سوف, لن, ليس, the أ- first person, -ūn verbs; Latin
+allathi, laysa, aktubu), each distinct form once, is not cancelled by Derja markers either (round 7
+sprinkled برشا, ديما into MSA poems): (free, zero) as FOREIGN_DOSE, the gate the smaller of the two.
+No genuine, harmless or imperfect poem of the rounds nor a sample carries more than 1."""
 EGYPTIAN_NEGATION_WEIGHT = 1.0
 """``ما`` + a ``b-`` imperfect + ``ش`` written as one word (مبيعرفش, مبتحبش): Egyptian; Levantine
 writes ``ما بيعرف`` apart and Tunisian has no ``b-`` imperfect (its ``ما…ش`` forms are ``ماب…``
@@ -154,7 +161,9 @@ class Variety(NamedTuple):
     MSA not counted, FOREIGN_EXEMPT)."""
     foreign_gate: float = 1.0
     """1 up to FOREIGN_DOSE's free weight, 0 from its zero: the reward multiplies its variety gate
-    by it, whatever the Derja share."""
+    by it, whatever the Derja share (and by MSA_DOSE's ramp on ``msa``)."""
+    msa: float = 0.0
+    """MSA's own weight (``scorer.msa``), each distinct form once."""
 
 
 def _expand(token: str) -> list[str]:
@@ -258,7 +267,7 @@ _MALTESE_VOTE: Vote = (("maltese", 1.0),)
 _LABEL = itemgetter(1)
 
 
-def _verdict(order: tuple[str, ...], hits: list[Hit], script: str = "arabic") -> Variety:
+def _verdict(order: tuple[str, ...], hits: list[Hit], script: str = "arabic", msa: float = 0.0) -> Variety:
     """Sum the votes (a Derja-only marker word once, every other vote per use); the plurality
     variety wins. A tie at the top that includes Derja goes to
     Derja when it has a marker of its own, else it is ``unknown`` (مش and ايه alone are Tunisian,
@@ -289,8 +298,10 @@ def _verdict(order: tuple[str, ...], hits: list[Hit], script: str = "arabic") ->
             for v, weight in vote:
                 counts[v] += weight
     markers = tuple(map(_LABEL, hits[:MAX_MARKERS]))
+    free, zero = MSA_DOSE[script]
+    msa_gate = min(1.0, max(0.0, (zero - msa) / (zero - free)))
     if not hits:
-        return Variety(UNKNOWN, 0.5, 0.0, counts, markers)
+        return Variety("msa" if msa_gate == 0.0 else UNKNOWN, 0.5, 0.0, counts, markers, 0.0, msa_gate, msa)
     tn = counts[DERJA]
     rival, first = -1.0, ""
     for v in order[1:]:  # order[0] is DERJA
@@ -308,7 +319,10 @@ def _verdict(order: tuple[str, ...], hits: list[Hit], script: str = "arabic") ->
     gate = min(1.0, max(0.0, (zero - foreign[top]) / (zero - free)))
     if gate == 0.0 and variety in (DERJA, UNKNOWN):
         variety = top
-    return Variety(variety, derja, sum(counts.values()), counts, markers, foreign[top], gate)
+    if msa_gate == 0.0 and variety in (DERJA, UNKNOWN):
+        variety = "msa"
+    gate = min(gate, msa_gate)
+    return Variety(variety, derja, sum(counts.values()), counts, markers, foreign[top], gate, msa)
 
 
 def _arabic_morphology(word: str) -> Vote:
@@ -337,6 +351,9 @@ def _arabic_morphology(word: str) -> Vote:
 
 
 _MSA_VOTE: Vote = (("msa", MSA_VERB_WEIGHT),)
+_I_VOTE: Vote = tuple((v, 1.0 / 3) for v in ("msa", "gulf", "iraqi"))
+"""The first person in أ- (أكتب, scorer.msa): MSA, Gulf and Iraqi say it so (Egyptian and Levantine
+with b-, the Maghreb with n-); MSA's own dose counts it whole."""
 _ECH_VOTE: Vote = (("tunisian", ECH_WEIGHT),)
 _EGYPTIAN_NEGATION_VOTE: Vote = (("egyptian", EGYPTIAN_NEGATION_WEIGHT),)
 _MAGHREBI_VOTE: Vote = (("tunisian", MAGHREBI_VERB_WEIGHT / 2), ("moroccan", MAGHREBI_VERB_WEIGHT / 2))
@@ -409,14 +426,17 @@ def _n_word(word: str) -> bool:
     return len(word) >= 3 and word[0] in "nN" and word[1] not in "aA"
 
 
-def detect_arabic(words: Iterable[str]) -> Variety:
+def detect_arabic(words: Iterable[str], raw: str = "") -> Variety:
     """Variety of normalised Arabic-script words (``scorer.arabic.normalize_arabic``'s output, as
-    the scorer's ``Line.words`` are)."""
+    the scorer's ``Line.words`` are); ``raw``, the text before folding, shows MSA's أ- first person."""
     ws = words if isinstance(words, list) else list(words)
     hits = list(filter(None, map(_arabic_hit, ws)))
     if not _I.isdisjoint(ws):  # the words after a pronoun, picked in C (a Python loop per pair costs)
         hits += [_FIRST_PERSON_HIT for b in compress(ws[1:], map(_I.__contains__, ws)) if _n_verb(b)]
-    return _verdict(VARIETIES["arabic"], hits)
+    un_verbs = len({label for vote, label in hits if vote is _MSA_VOTE})
+    verbs = _msa.first_person_verbs(raw, set(ws)) if "أ" in raw else set()
+    hits += [_hit(f"{v}+أ", _I_VOTE) for v in verbs]  # the أ- I votes in the share too
+    return _verdict(VARIETIES["arabic"], hits, "arabic", _msa.arabic_weight(ws, verbs, un_verbs)[0])
 
 
 def detect_latin(words: Iterable[str]) -> Variety:
@@ -429,7 +449,7 @@ def detect_latin(words: Iterable[str]) -> Variety:
         hits += [
             _FIRST_PERSON_HIT_LATIN for b in compress(ws[1:], map(_LATIN_I.__contains__, ws)) if _n_word(b)
         ]
-    return _verdict(VARIETIES["arabizi"], hits, "arabizi")
+    return _verdict(VARIETIES["arabizi"], hits, "arabizi", _msa.latin_weight(ws)[0])
 
 
 def word_vote(word: str, script: str) -> Vote:
@@ -439,10 +459,10 @@ def word_vote(word: str, script: str) -> Vote:
     return hit[0] if hit else ()
 
 
-def detect(words: Iterable[str], script: str) -> Variety:
+def detect(words: Iterable[str], script: str, raw: str = "") -> Variety:
     """The variety of a poem's words (a flat iterable, e.g. every ``Line.words`` chained) in the
     asked script, ``"arabic"`` or ``"arabizi"`` (anything else reads as Arabic)."""
-    return detect_latin(words) if script == "arabizi" else detect_arabic(words)
+    return detect_latin(words) if script == "arabizi" else detect_arabic(words, raw)
 
 
 def is_derja(result: Variety) -> bool:

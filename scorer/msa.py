@@ -1,0 +1,107 @@
+"""MSA's own evidence, which Derja markers do not cancel (issue 18, principle 3; docs/scorer.md,
+"MSA's own evidence").
+
+Round 7 wrote Modern Standard Arabic poems with برشا, ديما, نستنّاك sprinkled in: the Derja markers
+outweighed MSA's particles and the variety gate paid. ``scorer.variety`` exempts MSA's particles
+from its foreign dose because Derja poetry borrows them (حين, اذا, ربما, قد, كلا), so this module
+counts only what Derja does not say, each distinct form once:
+
+- the words of ``lexicon/varieties/<script>/msa_own.txt`` (الذي, سوف, لن, لم, ليس, ذلك; Latin
+  allathi, sawfa, laysa, aktubu);
+- in Arabic script, the first person singular imperfect in ``أ-`` (أكتب, أسهر, وأسأل, سأرجع; Derja
+  says نكتب): read from the raw text, since ``normalize_arabic`` folds أ to ا and اكتب is also
+  the imperative. A raw word is one when, without its diacritics and a و/ف or سـ before it, it is
+  أ + at least three letters (two with a final shadda: أعدّ, أحنّ), with no ا, not ending in ة or ى
+  (broken plurals أيام, أحباب; أمانة; elatives أحلى), is not an elative or noun of ``_NOT_VERBS``,
+  its Derja twin ن + the same letters is a lexicon word (نكتب, نسهر: أهلي, أرضك have none), and
+  its folded form is one of the poem's words (so a prose preamble does not count); and ``أن``;
+- the imperfect plural in ``-ūn`` (يكتبون), which ``scorer.variety`` votes MSA;
+- in Latin script, a first person ``a…u`` of six letters or more (aktubu, ajlisu: Derja writes
+  nekteb) and a feminine of seven letters or more with a case ending (kalimatun, najmatan; not
+  zlatan, keratin). On TArC's real Tunisian Arabizi (sentences of four words or more) 5 of 2,322
+  development and 1 of 578 held-out sentences carry one such form (laysa, lam, wallati, 5assatan,
+  absolu; 5asatan), none two.
+
+Pure: tables load at import.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from scorer.arabic import normalize_arabic
+from scorer.lexicon import ARABIC
+
+DIR = Path(__file__).resolve().parent / "lexicon" / "varieties"
+
+
+def _words(path: Path, fold: bool) -> frozenset[str]:
+    text = "\n".join(line.split("#", 1)[0] for line in path.read_text(encoding="utf-8").splitlines())
+    return frozenset(normalize_arabic(w) if fold else w.lower() for w in text.split())
+
+
+_OWN_AR = _words(DIR / "arabic" / "msa_own.txt", fold=True)
+OWN_ARABIC = _OWN_AR | {c + w for w in _OWN_AR for c in ("و", "ف") if not w.startswith("لد")}
+"""MSA's own words, normalised, bare and after و/ف (not ولدي: Derja "my son")."""
+OWN_LATIN = _words(DIR / "arabizi" / "msa_own.txt", fold=False)
+_OWN_LATIN_W = OWN_LATIN | {"w" + w for w in OWN_LATIN} | {"wa" + w for w in OWN_LATIN}
+_NOT_VERBS = frozenset(
+    (DIR / "arabic" / "msa_not_verbs.txt").read_text(encoding="utf-8").split("\n", 2)[2].split()
+)
+"""أ-words shaped like a verb that are elatives or nouns (أحسن "better" is Derja too)."""
+_DIACRITICS = re.compile("[\u064b-\u0652\u0640]")
+_RAW_WORD = re.compile("[\u0621-\u0652\u0640]*أ[\u0621-\u0652\u0640]*")
+
+
+def first_person_verbs(raw: str, words: set[str]) -> set[str]:
+    """The folded forms of the MSA first person singular imperfects (and أن) in ``raw`` whose
+    folded form is in ``words`` (the poem's)."""
+    out: set[str] = set()
+    for token in _RAW_WORD.findall(raw):
+        w = _DIACRITICS.sub("", token)
+        if w[0] in "وف" and len(w) > 3:
+            w = w[1:]
+        if w.startswith("سأ") and len(w) > 4:
+            w = w[1:]
+        if w == "أن":
+            out.add("ان")
+            continue
+        rest = w[1:]
+        if w[0] != "أ" or "ا" in rest or rest[-1:] in ("ة", "ى"):
+            continue
+        if len(rest) < 3 and not (len(rest) == 2 and token.endswith("ّ")):
+            continue
+        if w in _NOT_VERBS or normalize_arabic("ن" + rest) not in ARABIC:
+            continue
+        folded = normalize_arabic(token)
+        if folded in words or folded.lstrip("وفس") in words:
+            out.add(normalize_arabic(w))
+    return out
+
+
+def arabic_weight(words: list[str], verbs: set[str], un_verbs: int) -> tuple[float, tuple[str, ...]]:
+    """MSA's own weight in an Arabic-script poem (each distinct form once) and the forms found:
+    ``verbs`` are ``first_person_verbs``'s, ``un_verbs`` the number of distinct -ūn imperfects
+    ``scorer.variety`` found."""
+    found = OWN_ARABIC.intersection(words) | verbs
+    return float(len(found) + un_verbs), tuple(sorted(found))
+
+
+def _latin_form(low: str) -> bool:
+    """A lower-cased Latin word shaped like MSA: a first person ``a…u`` or a case-ended feminine."""
+    return (
+        len(low) >= 6
+        and low.isascii()
+        and (
+            (low[0] == "a" and low[-1] == "u" and low[-2] not in "aeiou")
+            or (len(low) >= 7 and low.endswith(("atun", "atan")))
+        )
+    )
+
+
+def latin_weight(words: list[str]) -> tuple[float, tuple[str, ...]]:
+    """MSA's own weight in a Latin-script poem (each distinct form once) and the forms found."""
+    lows = {w.lower() for w in words}
+    found = (_OWN_LATIN_W & lows) | {w for w in lows if _latin_form(w)}
+    return float(len(found)), tuple(sorted(found))
