@@ -30,6 +30,7 @@ COMPILED = (
     "structure",
     "wordshape",
     "hidden",
+    "msa",
     "variety",
     "order",
     "score",

@@ -51,7 +51,9 @@ _NOT_VERBS = frozenset(
 )
 """أ-words shaped like a verb that are elatives or nouns (أحسن "better" is Derja too)."""
 _DIACRITICS = re.compile("[\u064b-\u0652\u0640]")
-_RAW_WORD = re.compile("[\u0621-\u0652\u0640]*أ[\u0621-\u0652\u0640]*")
+_RAW_WORD = re.compile("[\u0621-\u0652\u0640]+")
+"""A run of Arabic letters and marks: one greedy class, so linear in the text (``أ`` is looked for in
+each run, not by the pattern: ``X*أX*`` backtracks over every start of a long run without it)."""
 
 
 def first_person_verbs(raw: str, words: set[str]) -> set[str]:
@@ -59,6 +61,8 @@ def first_person_verbs(raw: str, words: set[str]) -> set[str]:
     folded form is in ``words`` (the poem's)."""
     out: set[str] = set()
     for token in _RAW_WORD.findall(raw):
+        if "أ" not in token:
+            continue
         w = _DIACRITICS.sub("", token)
         if w[0] in "وف" and len(w) > 3:
             w = w[1:]

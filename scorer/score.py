@@ -66,13 +66,10 @@ of 29 and 41 words); a long one without any is marker-free MSA or any-Arabic (do
 "Varieties")."""
 UNPROVEN_GATE = 0.5
 ORDER_RAMP = {"arabic": (0.03, 0.06), "arabizi": (0.01, 0.11)}
-"""The word-order gate on `scorer.order`'s gain (how much better the lines' order is than a random
-order of the same words, per movable word), per script: (zero, full). Genuine poems of the rounds and
-data/samples gain 0.092 or more (Arabizi 0.15; medians 0.44 Arabic, 0.55 Arabizi); with each line's
-words shuffled, 0.015 Arabic and 0 Arabizi on the median, hence Arabic's zero above 0; Arabic's
-full is low enough that an honest imperfect sample (gain 0.057) keeps 0.92 of the gate. At `full` or
-above the gate is 1; at `zero` or below ORDER_FLOOR, so a shuffled poem scores ≤ 0; linear in between
-(docs/scorer.md, "Word order")."""
+"""The word-order gate on `scorer.order`'s gain over a random order of the same words, per movable
+word, per script: (zero, full). Genuine poems of the rounds and data/samples gain 0.092 or more (Arabizi
+0.15); shuffled lines 0.015 Arabic and 0 Arabizi on the median, hence Arabic's zero; an honest imperfect
+sample (0.057) keeps 0.92. At `full` the gate is 1, at `zero` ORDER_FLOOR (docs/scorer.md, "Word order")."""
 ORDER_FLOOR = 0.5
 ORDER_PRIOR_WORDS = 24
 """The gain is shrunk towards `full` as if this many more words had been seen in order: a few lines

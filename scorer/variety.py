@@ -435,7 +435,7 @@ def detect_arabic(words: Iterable[str], raw: str = "") -> Variety:
         hits += [_FIRST_PERSON_HIT for b in compress(ws[1:], map(_I.__contains__, ws)) if _n_verb(b)]
     un_verbs = len({label for vote, label in hits if vote is _MSA_VOTE})
     verbs = _msa.first_person_verbs(raw, set(ws)) if "أ" in raw else set()
-    hits += [_hit(f"{v}+أ", _I_VOTE) for v in verbs]  # the أ- I votes in the share too
+    hits += [_hit(f"{v}+أ", _I_VOTE) for v in sorted(verbs)]  # the أ- I votes in the share too (in order)
     return _verdict(VARIETIES["arabic"], hits, "arabic", _msa.arabic_weight(ws, verbs, un_verbs)[0])
 
 

@@ -15,6 +15,7 @@ import re
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -128,3 +129,13 @@ def test_pathological_strings_cost_no_more_per_character_than_a_poem(
         f"{prefix!r} + {unit!r}×N + {suffix!r} ({len(s)} chars): {cost / per_char:.0f}× a poem's time "
         "per character; a pattern backtracks"
     )
+
+
+@pytest.mark.parametrize(("head", "unit"), [("أ ", "ب"), ("أ ", "بَ"), ("", "بأ"), ("أ ", "ب ")])
+def test_one_long_run_of_arabic_letters_costs_no_more_per_character_than_a_poem(head: str, unit: str) -> None:
+    """A run of Arabic letters with no space in a text that holds an أ (the MSA first-person reading
+    looks for it in each run of the raw text): ``X*أX*`` backtracks over every start of a run."""
+    per_char = _cpu(MALZUMA, repeat=5) / len(MALZUMA)
+    s = head + unit * ((MAX_CHARS - len(head)) // len(unit))
+    cost = _cpu(s, repeat=2) / len(s)
+    assert cost <= PER_CHAR_BOUND * per_char, f"{head!r} + {unit!r}×N: {cost / per_char:.0f}× a poem per char"
