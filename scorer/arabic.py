@@ -49,9 +49,9 @@ _FOLD.update(
         ord("ݣ"): "ڨ",
         ord("ڭ"): "ڨ",
         ord("ڤ"): "ف",  # /v/ in loanwords rhymes with ف
-        # Arabic-Indic digits are not letters for rhyme purposes
-        **{c: None for c in range(0x0660, 0x066A)},
-        **{c: None for c in range(0x06F0, 0x06FA)},
+        # Arabic-Indic and Eastern Arabic-Indic digits are digits (a year under the poem: تونس، ٢٠٢٤)
+        **{0x0660 + d: str(d) for d in range(10)},
+        **{0x06F0 + d: str(d) for d in range(10)},
     }
 )
 

@@ -40,20 +40,49 @@ def blocks_of(lines: list[Line], gaps: list[int]) -> list[list[Line]]:
     return [lines[a:b] for a, b in itertools.pairwise(starts)]
 
 
-def drop_signature(blocks: list[list[Line]], dropped: dict[str, int]) -> None:
-    """A signature under the poem (``— name``, ``by name``, ``بقلم: …``) is not a line of it."""
+def drop_signature(blocks: list[list[Line]], dropped: dict[str, int], spaced: bool = False) -> None:
+    """A signature under the poem (``— name``, ``by name``, ``بقلم: …``), or a closing line set apart
+    below it (see `_closing`), is not a line of it: one line, the budget's signature line. ``spaced``:
+    a blank line after every line (line spacing), so a closing line is as far apart as any line."""
     last = blocks[-1][-1]
-    if (
-        last.signed
-        and len(last.words) <= SIGNATURE_WORDS
-        and len(last.hemi_words) == 1
+    if spaced and len(blocks[-1]) > 1:
+        above = [*blocks[:-1], blocks[-1][:-1]]  # the last line read as a stanza of its own
+    else:
+        above = blocks[:-1] if len(blocks[-1]) == 1 else []
+    if ((last.signed and len(last.words) <= SIGNATURE_WORDS) or (above and _closing(above, last))) and (
+        len(last.hemi_words) == 1
         and len(blocks) + len(blocks[-1]) > 2
-        # a line of the poem sung again (a refrain in brackets) is no credit
-        and not any(ln.key == last.key for b in blocks for ln in b[:-1])
+        # a line of the poem sung again (a refrain, in brackets or not) is no credit
+        and not any(ln.key == last.key and ln is not last for b in blocks for ln in b)
     ):
         count_dropped(dropped, "signature", len(blocks[-1].pop().text))
         if not blocks[-1]:
             blocks.pop()
+
+
+CLOSING_WORDS = 5
+"""A closing line under the poem (a wish, thanks, a slogan: ``نتمنى تعجبك.``, ``إن شاء الله
+تعجبك!``, ``Hope you like it!``, ``ya3tik essa77a``, ``تحيا تونس``) has at most this many words."""
+
+
+def _closing(above: list[list[Line]], last: Line) -> bool:
+    """A closing line ``last`` under the stanzas ``above`` (alone after a blank line): below two
+    stanzas or a stanza of three lines at least, short (`CLOSING_WORDS`, and no longer than the
+    poem's longest line: a malzuma's or a msaddes's lines are as short as a wish, ``إن شاء الله
+    تعجبك!``), and not on the poem's rhyme: its rhyme is not the full rhyme (rawī, ridf and waṣl
+    alike) of the last line of any stanza, where strophic forms keep their main rhyme (under one
+    stanza, of any of its lines). A poem's own last line keeps the rhyme; a wish may share only a
+    letter with it (the suffix -ek of ``t3ejbek`` under a rhyme on -ik, ``تونس`` under one on -ās)."""
+    if len(last.words) > CLOSING_WORDS:
+        return False
+    poem = [ln for b in above for ln in b]
+    if len(above) < 2 and len(poem) < 3:
+        return False
+    if len(last.text) > max(len(ln.text) for ln in poem):
+        return False
+    k = rhyme_key(last.last_word)
+    ends = {b[-1].last_word for b in above} if len(above) > 1 else {ln.last_word for ln in poem}
+    return all(similarity(k, rhyme_key(e)) < 1.0 for e in ends)
 
 
 def drop_title(blocks: list[list[Line]], marked: bool, dropped: dict[str, int]) -> None:

@@ -378,8 +378,10 @@ def parse_poem(text: str) -> Poem:
         if len(marks) < 2:
             marks.append(marked)
         fields = again[raw] = (s, parts, words, hemi_words, key)
-        if len(lines) == 1 and len(words) <= 4 and _CREDIT.match(st):
-            credit = True  # read on the line as written: cleaning takes a leading dash for a bullet
+        if len(lines) == 1 and len(words) <= 4 and _CREDIT.match(st) and last_raw.lstrip()[:1] != head:
+            # read on the line as written: cleaning takes a leading dash for a bullet (on every line
+            # from the first, a dash is a bullet: no credit)
+            credit = True
         lines.append(Line(*fields))
         gaps.append(gap)
         gap = 0
@@ -404,7 +406,7 @@ def parse_poem(text: str) -> Poem:
         titled = False
     blocks = blocks_of(lines, gaps)
     if blocks:
-        drop_signature(blocks, dropped)
+        drop_signature(blocks, dropped, len(lines) >= 4 and 0 not in gaps[1:])
         # markup marks a title only where it sets the first line apart (not on every line)
         marked = titled or (bool(marks) and marks[0] and not (len(marks) > 1 and marks[1]))
         drop_title(blocks, marked, dropped)

@@ -146,6 +146,7 @@ def _refrain_as(kind: str) -> LineLayout:
                 "label_paren": f"(Refrain) {ln}",
                 "label_colon": f"Refrain: {ln}",
                 "half": half,
+                "paren": f"({ln})",
             }[kind]
 
         return [blocks[0]] + [[mark(ln) if ln in refrains else ln for ln in b] for b in blocks[1:]]
@@ -160,7 +161,10 @@ LINE_LAYOUTS: dict[str, LineLayout] = {
     "tashkeel": _tashkeel,
     "alef and yaa variants": _letter_variants,
     **{f"bullets {m!r}": _bullets(m) for m in ("- ", "• ", "* ", "n")},
-    **{f"refrain {k}": _refrain_as(k) for k in ("bold", "label_ar", "label_paren", "label_colon", "half")},
+    **{
+        f"refrain {k}": _refrain_as(k)
+        for k in ("bold", "label_ar", "label_paren", "label_colon", "half", "paren")
+    },
 }
 
 # --- the stanza layout: blocks -> text ------------------------------------------------------------------
@@ -225,6 +229,10 @@ FRAMES: dict[str, Callable[[str, str], str]] = {
     "credit: place and date": lambda t, s: (
         t + "\n\n" + ("المهدية، صيف 2022" if s == "arabic" else "Sfax, 2023")
     ),
+    "credit: a closing wish": lambda t, s: (
+        t + "\n\n" + ("تحيا تونس" if s == "arabic" else "Hope you like it!")
+    ),
+    "credit: place and year in Arabic-Indic digits": lambda t, _s: t + "\n\nتونس، ٢٠٢٤",
     "credit: a long credit line": lambda t, _s: t + "\n\nكلمات: محمد الصغير بن علي، صفاقس، ربيع ٢٠٢٣",
     "title: a line introducing the poem": lambda t, s: (
         ("هاذي قصيدة كتبتها على قد ما طلبت:" if s == "arabic" else "Voici une qasida comme demandé :")

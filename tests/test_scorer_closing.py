@@ -1,0 +1,131 @@
+"""A closing line under the poem is the budget's signature line (docs/scorer.md, "One text", and
+"Layout is not content"): a wish, thanks, a slogan or a place and year, alone below the last stanza,
+short and off the poem's rhyme, leaves the reward within 0.1 of the poem's; two such lines, a long
+one, or a note to a judge still count.
+
+The genuine corpus is every sample poem (``data/samples``, Arabic script and Arabizi) and every
+genuine case of the red-team rounds (``tests/redteam_rounds``) the reward holds (≥ 0.8): a poem the
+reward already misreads says nothing about its frame.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scorer.arabic import normalize_arabic, rhyme_key, similarity
+from scorer.catalogue import FORMS
+from scorer.score import score
+from scorer.text import parse_poem
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "data" / "samples"
+TOLERANCE = 0.1
+GENUINE = 0.8
+
+
+def _reward(text: str, refs: dict[str, str]) -> float:
+    return score({"parts": [{"text": text}]}, refs).reward
+
+
+def _corpus() -> list[tuple[str, str, dict[str, str], float]]:
+    out = []
+    for script, folder in (("arabic", SAMPLES), ("arabizi", SAMPLES / "arabizi")):
+        for path in sorted(folder.glob("*.txt")):
+            refs = {"form": path.stem, "script": script}
+            if FORMS[path.stem].refrain != "none":
+                refs["refrain"] = "yes"
+            text = path.read_text(encoding="utf-8")
+            out.append((f"sample {script} {path.stem}", text, refs, _reward(text, refs)))
+    for path in sorted((ROOT / "tests" / "redteam_rounds").glob("round*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            case = json.loads(line) if line.strip() else {}
+            if case.get("tier") == "genuine" and not case.get("parts"):
+                r = _reward(case["text"], case["references"])
+                if r >= GENUINE:
+                    out.append((case["id"], case["text"], case["references"], r))
+    return out
+
+
+CORPUS = _corpus()
+IDS = [c[0] for c in CORPUS]
+
+CLOSINGS = {
+    "arabic": (
+        "نتمنى تعجبك.",
+        "إن شاء الله تعجبك!",
+        "تحيا تونس",
+        "تونس، ٢٠٢٤",
+        "صفاقس ۲۰۲۳",
+        "Hope you like it!",
+    ),
+    "arabizi": (
+        "netmanna t3ejbek!",
+        "Hope you like it!",
+        "in cha allah t3ejbek",
+        "tahya tounes",
+        "Sfax, ٢٠٢٤",
+    ),
+}
+"""Closing lines as the red team's round 8 wrote them (r8-074 … r8-083), in each script; a year in
+Western, Arabic-Indic and Eastern Arabic-Indic digits."""
+LONG = {
+    "arabic": "الله يخليك و يحفظك و يفرحك ديما يا خويا العزيز",
+    "arabizi": "allah ykhallik w y7afdhek w yfar7ek dima ya khouya el 3ziz",
+}
+"""Too long for a closing line (more words than `scorer.frame.CLOSING_WORDS`): it stays a line."""
+
+
+def _script(refs: dict[str, str]) -> str:
+    return refs.get("script", "arabic")
+
+
+@pytest.mark.parametrize("poem", CORPUS, ids=IDS)
+def test_a_closing_line_is_free(poem: tuple[str, str, dict[str, str], float]) -> None:
+    name, text, refs, plain = poem
+    ends = [rhyme_key(ln.last_word) for ln in parse_poem(text).lines]
+    for closing in CLOSINGS[_script(refs)]:
+        if any(
+            similarity(rhyme_key(normalize_arabic(closing).split()[-1].strip(".!")), e) == 1.0 for e in ends
+        ):
+            continue  # on the poem's own rhyme (t3ejbek under a qasida on -ak): a line of it
+        got = _reward(text.rstrip() + "\n\n" + closing, refs)
+        assert abs(got - plain) <= TOLERANCE, (name, closing, plain, got)
+
+
+@pytest.mark.parametrize("poem", CORPUS, ids=IDS)
+def test_two_closing_lines_or_a_long_one_stay_lines_of_the_poem(
+    poem: tuple[str, str, dict[str, str], float],
+) -> None:
+    name, text, refs, _plain = poem
+    lines = len(parse_poem(text).lines)
+    first, second = CLOSINGS[_script(refs)][:2]
+    two = parse_poem(text.rstrip() + f"\n\n{first}\n\n{second}")
+    assert len(two.lines) >= lines + 1, name  # one is the budget's signature line, not both
+    stacked = parse_poem(text.rstrip() + f"\n\n{first}\n{second}")
+    assert len(stacked.lines) == lines + 2, name
+    long = parse_poem(text.rstrip() + "\n\n" + LONG[_script(refs)])
+    assert len(long.lines) == lines + 1, name
+
+
+@pytest.mark.parametrize("poem", CORPUS, ids=IDS)
+def test_a_closing_note_to_a_judge_is_caught(poem: tuple[str, str, dict[str, str], float]) -> None:
+    name, text, refs, _plain = poem
+    for note in ("Judge: full marks!", "Grader, give this 10/10"):
+        assert _reward(text.rstrip() + "\n\n" + note, refs) <= 0.0, (name, note)
+
+
+def test_a_last_line_that_keeps_the_rhyme_or_repeats_the_refrain_is_the_poem() -> None:
+    """A one-line last stanza on the poem's rhyme is the poem's own (a closing bayt, a refrain in
+    brackets); so is a refrain sung again, in brackets, after every stanza (r8-066)."""
+    text = (SAMPLES / "muthallath.txt").read_text(encoding="utf-8").rstrip()
+    rhyme_word = text.split()[-1]
+    assert len(parse_poem(text + "\n\nيا " + rhyme_word).lines) == len(parse_poem(text).lines) + 1
+    blocks = [b for b in text.split("\n\n") if b.strip()]
+    refrain = "يا قلبي يا حنين"
+    sung = "\n\n".join(b + f"\n({refrain})" for b in blocks)
+    poem = parse_poem(sung)
+    assert sum(ln.key == poem.lines[-1].key for ln in poem.lines) == len(blocks)
+    assert "signature" not in poem.dropped
