@@ -6,31 +6,26 @@ dose (FOREIGN_DOSE), for every variety the dose counts; one such word costs noth
 from __future__ import annotations
 
 import random
-import re
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from variety_swaps import WORD, detect_text, reward, samples, swap_in
 
 from scorer.arabic import normalize_arabic
-from scorer.score import score
 from scorer.variety import (
     ARABIC_TABLE,
     DERJA,
     FOREIGN_DOSE,
     FOREIGN_EXEMPT,
     LATIN_SPELLING,
-    PRONOUN_I,
     VARIETIES,
-    Variety,
     detect,
     word_vote,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "data" / "samples"
-_WORD = re.compile(r"[^\W_]+")
 EPSILON = 1e-9
 
 
@@ -41,7 +36,7 @@ def _own_markers(script: str) -> dict[str, list[str]]:
     clitics = ("و", "ف") if script == "arabic" else ("w", "ou")
     out: dict[str, list[str]] = {}
     for word, hit in sorted(table.items()):
-        if not hit or len(hit[0]) != 1 or hit[0][0][1] != 1.0 or not _WORD.fullmatch(word):
+        if not hit or len(hit[0]) != 1 or hit[0][0][1] != 1.0 or not WORD.fullmatch(word):
             continue
         variety = hit[0][0][0]
         if variety in FOREIGN_EXEMPT or any(
@@ -58,43 +53,7 @@ RIVALS = {script: tuple(v for v in VARIETIES[script] if v not in FOREIGN_EXEMPT)
 """Every variety FOREIGN_DOSE counts: the Arabic dialects, and Maltese in Latin script."""
 
 
-def _samples() -> list[tuple[str, str, dict[str, str], float]]:
-    out = []
-    for path in sorted(SAMPLES.glob("*.txt")) + sorted((SAMPLES / "arabizi").glob("*.txt")):
-        script = "arabizi" if path.parent.name == "arabizi" else "arabic"
-        refs = {"form": path.stem, "script": script}
-        text = path.read_text(encoding="utf-8")
-        out.append((f"{script}/{path.stem}", text, refs, _reward(text, refs)))
-    return out
-
-
-def _reward(text: str, refs: dict[str, str]) -> float:
-    return score({"parts": [{"text": text}]}, refs).reward
-
-
-def _is_derja(word: str, script: str) -> bool:
-    """A word that votes for Derja, or the pronoun of the pronoun + n- pair: kept, so the poem
-    keeps all its Tunisian evidence."""
-    low = normalize_arabic(word) if script == "arabic" else word.lower()
-    return low in PRONOUN_I[script] or any(v == DERJA for v, _ in word_vote(word, script))
-
-
-def _swap_in(text: str, script: str, words: list[str], seed: int) -> str:
-    """`words` put in place of as many body words (a hemistich's last word, the rhyme, stays; no
-    Derja marker is touched), at places the seed picks."""
-    lines = [ln.split(" ") for ln in text.split("\n")]
-    places = [
-        (i, j)
-        for i, toks in enumerate(lines)
-        for j, tok in enumerate(toks[:-1])
-        if _WORD.fullmatch(tok) and toks[j + 1] not in ("**", "/") and not _is_derja(tok, script)
-    ]
-    for (i, j), w in zip(random.Random(seed).sample(places, len(words)), words, strict=True):
-        lines[i][j] = w
-    return "\n".join(" ".join(toks) for toks in lines)
-
-
-SAMPLE_POEMS = _samples()
+SAMPLE_POEMS = samples()
 
 
 @pytest.mark.parametrize("script", sorted(VARIETIES))
@@ -107,13 +66,9 @@ def test_samples_are_genuine_and_carry_no_foreign_dose() -> None:
     for name, text, refs, plain in SAMPLE_POEMS:
         assert plain >= 0.8, (name, plain)
         got = detect(
-            _WORD.findall(text if refs["script"] == "arabizi" else normalize_arabic(text)), refs["script"]
+            WORD.findall(text if refs["script"] == "arabizi" else normalize_arabic(text)), refs["script"]
         )
         assert got.foreign_gate == 1.0, (name, got)
-
-
-def _detect(text: str, script: str) -> Variety:
-    return detect(_WORD.findall(text if script == "arabizi" else normalize_arabic(text)), script)
 
 
 @pytest.mark.parametrize("script", sorted(VARIETIES))
@@ -125,11 +80,11 @@ def test_detector_dose_per_rival(script: str) -> None:
     for name, text, refs, _ in SAMPLE_POEMS:
         if refs["script"] != script:
             continue
-        stray = _detect(text, script).foreign
+        stray = detect_text(text, script).foreign
         for rival in RIVALS[script]:
             pool = MARKERS[script][rival]
             for k, gate in ((int(free - stray), 1.0), (int(zero), 0.0)):
-                got = _detect(_swap_in(text, script, pool[:k], seed=k), script)
+                got = detect_text(swap_in(text, script, pool[:k], seed=k), script)
                 assert got.foreign_gate == gate, (name, rival, k, got)
                 assert got.counts[DERJA] > 0.0, (name, got)  # the Derja evidence is all still there
                 if gate == 0.0:
@@ -150,8 +105,8 @@ def test_swapping_in_another_dialects_words_past_the_dose_scores_at_most_zero(
     _, zero = FOREIGN_DOSE[script]
     k = data.draw(st.integers(1, int(zero) + 2))
     words = random.Random(seed).sample(MARKERS[script][rival], k)
-    out = _swap_in(text, script, words, seed)
-    got = _reward(out, refs)
+    out = swap_in(text, script, words, seed)
+    got = reward(out, refs)
     assert got <= plain + EPSILON, (name, rival, words, plain, got)
     if k >= zero:
         assert got <= 0.0, (name, rival, words, plain, got, out[:300])

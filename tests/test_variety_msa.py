@@ -6,21 +6,17 @@ at most 0 from MSA_DOSE's zero on, in both scripts; one such form leaves the var
 from __future__ import annotations
 
 import random
-import re
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from variety_swaps import detect_text, reward, samples, swap_in
 
 from scorer import msa
-from scorer.arabic import normalize_arabic
-from scorer.score import score
-from scorer.variety import DERJA, MSA_DOSE, PRONOUN_I, Variety, detect, word_vote
+from scorer.variety import DERJA, MSA_DOSE
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "data" / "samples"
-_WORD = re.compile(r"[^\W_]+")
 EPSILON = 1e-9
 FORMS = {
     "arabic": ["أكتب", "أسهر", "أمشي", "أسمع", "أقول", "أرجع", "الذي", "سوف", "ليس", "التي", "ذلك", "لن"],
@@ -29,51 +25,13 @@ FORMS = {
 """MSA forms an attacker (or a drifting model) would write."""
 
 
-def _reward(text: str, refs: dict[str, str]) -> float:
-    return score({"parts": [{"text": text}]}, refs).reward
-
-
-def _is_derja(word: str, script: str) -> bool:
-    low = normalize_arabic(word) if script == "arabic" else word.lower()
-    return low in PRONOUN_I[script] or any(v == DERJA for v, _ in word_vote(word, script))
-
-
-def _swap_in(text: str, script: str, words: list[str], seed: int) -> str:
-    """`words` in place of as many body words (no rhyme word, no Derja marker touched)."""
-    lines = [ln.split(" ") for ln in text.split("\n")]
-    places = [
-        (i, j)
-        for i, toks in enumerate(lines)
-        for j, tok in enumerate(toks[:-1])
-        if _WORD.fullmatch(tok) and toks[j + 1] not in ("**", "/") and not _is_derja(tok, script)
-    ]
-    for (i, j), w in zip(random.Random(seed).sample(places, len(words)), words, strict=True):
-        lines[i][j] = w
-    return "\n".join(" ".join(toks) for toks in lines)
-
-
-def _samples() -> list[tuple[str, str, dict[str, str], float]]:
-    out = []
-    for path in sorted(SAMPLES.glob("*.txt")) + sorted((SAMPLES / "arabizi").glob("*.txt")):
-        script = "arabizi" if path.parent.name == "arabizi" else "arabic"
-        refs = {"form": path.stem, "script": script}
-        text = path.read_text(encoding="utf-8")
-        out.append((f"{script}/{path.stem}", text, refs, _reward(text, refs)))
-    return out
-
-
-SAMPLE_POEMS = _samples()
-
-
-def _detect(text: str, script: str) -> Variety:
-    ws = _WORD.findall(text if script == "arabizi" else normalize_arabic(text))
-    return detect(ws, script, text)
+SAMPLE_POEMS = samples()
 
 
 def test_samples_carry_no_msa_form() -> None:
     for name, text, refs, plain in SAMPLE_POEMS:
         assert plain >= 0.8, (name, plain)
-        assert _detect(text, refs["script"]).msa == 0.0, name
+        assert detect_text(text, refs["script"], raw=True).msa == 0.0, name
 
 
 @pytest.mark.parametrize("script", sorted(FORMS))
@@ -85,10 +43,10 @@ def test_each_form_counts_once_and_the_dose_ramps(script: str) -> None:
         if refs["script"] != script:
             continue
         for form in FORMS[script]:
-            got = _detect(_swap_in(text, script, [form, form], seed=1), script)
+            got = detect_text(swap_in(text, script, [form, form], seed=1), script, raw=True)
             assert got.msa == 1.0 and got.foreign_gate == 1.0, (name, form, got)
         for k, gate in ((int(free), 1.0), (int(zero), 0.0)):
-            got = _detect(_swap_in(text, script, FORMS[script][:k], seed=k), script)
+            got = detect_text(swap_in(text, script, FORMS[script][:k], seed=k), script, raw=True)
             assert got.foreign_gate == gate, (name, k, got)
             assert got.counts[DERJA] > 0.0, name
             if gate == 0.0 and script == "arabic":
@@ -114,7 +72,7 @@ def test_swapping_in_msa_forms_past_the_dose_scores_at_most_zero(data: st.DataOb
     _, zero = MSA_DOSE[script]
     k = data.draw(st.integers(1, int(zero) + 3))
     words = random.Random(seed).sample(FORMS[script], k)
-    got = _reward(_swap_in(text, script, words, seed), refs)
+    got = reward(swap_in(text, script, words, seed), refs)
     assert got <= plain + EPSILON, (name, words, plain, got)
     if k >= zero:
         assert got <= 0.0, (name, words, plain, got)
