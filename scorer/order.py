@@ -78,7 +78,7 @@ def shape(word: str, arabic: bool) -> str:
         return "#Pal"
     if len(word) > 3 and word.startswith(("el", "l")):
         return "#al"
-    head = "#w" if len(word) > 3 and word[0] == "w" else "#"
+    head = "#w" if len(word) > LATIN_W_WORD and word[0] == "w" else "#"
     core = word[1:] if head == "#w" else word
     if len(core) > 3 and core[0] in "nty":
         return head + ("vu" if core.endswith(("ou", "o", "u")) else "v")
@@ -88,6 +88,13 @@ def shape(word: str, arabic: bool) -> str:
     return head + "o"
 
 
+LATIN_W_WORD = 4
+"""Arabizi's one-letter w- (and) is read as a prefix only on a word longer than this: on four letters
+or fewer the w is more often the root's own (wjah face, wled boys, w7ed one, wra behind) than "and"
+before a three-letter word, and read as "and" it cost a genuine line its order (issue 18, r8-008:
+3la wjah 7bibi netfarrej, -3.8 -> -0.5). In Arabic script و is the same letter either way; the
+rule there is unchanged. Tried on l- (the article) too, and on the article assimilated to a sun
+letter (eddar): each raised a round-5 global shuffle (r5-153) above 0."""
 _AR_TAILS = (("ها", "ha"), ("هم", "hum"), ("نا", "na"), ("ك", "k"), ("ي", "i"), ("ه", "a"), ("ة", "a"))
 _LATIN_TAILS = (("ha", "ha"), ("hom", "hum"), ("na", "na"), ("ek", "k"), ("ik", "k"), ("i", "i"), ("a", "a"))
 

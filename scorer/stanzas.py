@@ -68,6 +68,21 @@ def _holds(unit: list[Line], size: int, main: RhymeKey, refrain: Callable[[Line]
     return 2 * sum(rhyme_similarity(k, rep) >= RHYMES for k in inner) > len(inner)
 
 
+def _returns(unit: list[Line], size: int, main: RhymeKey, refrain: Callable[[Line], bool]) -> bool:
+    """The unit has a stanza's frame without its inner rhyme: ``size`` lines, the last in the
+    poem-wide rhyme and none before it. A stanza whose own rhyme is off (العصا / نسا) is still a
+    stanza, charged for its rhyme by the scoring; its frame alone says where it ends (r8-018)."""
+    if _holds(unit, size, main, refrain):
+        return True
+    body = _body(unit, refrain)
+    if body is None or len(body) != size or size < 2:
+        return False
+    keys = [_key(ln) for ln in body]
+    if rhyme_similarity(keys[-1], main) < RHYMES:
+        return False
+    return all(rhyme_similarity(k, main) < RHYMES for k in keys[:-1])
+
+
 def _count(unit: list[Line], refrain: Callable[[Line], bool]) -> int:
     return sum(not refrain(ln) for ln in unit)
 
@@ -86,7 +101,8 @@ def _split(block: list[Line], size: int, main: RhymeKey, refrain: Callable[[Line
         cur.append(ln)
         n += not sung
     pieces.append(cur)
-    if len(pieces) >= 2 and all(_holds(p, size, main, refrain) for p in pieces):
+    held = sum(_holds(p, size, main, refrain) for p in pieces)
+    if len(pieces) >= 2 and 2 * held >= len(pieces) and all(_returns(p, size, main, refrain) for p in pieces):
         return pieces
     return []
 
@@ -141,7 +157,7 @@ def regroup(
         while j < len(blocks) and len(unit) + len(blocks[j]) <= size + 1:
             unit += blocks[j]
             j += 1
-            if _holds(unit, size, main, refrain):
+            if _returns(unit, size, main, refrain):
                 block, i = unit, j
                 break
         out.append(block)
