@@ -57,13 +57,13 @@ see UNPROVEN_WORDS for a long poem without Tunisian evidence) the gate is 1; at 
 English or Maltese for Arabizi, score ≤ 0; linear in between. Arabizi needs more evidence: its
 spelling is free, so a Derja word is sometimes spelt like another variety's marker (`dul`, `waš`);
 a poem in another variety has many markers, not two."""
-UNPROVEN_WORDS = (50, 120)
+UNPROVEN_WORDS = (42, 45)
 """A poem with no Tunisian marker weight at all (no Tunisian word, no Maghrebi verb form, no dialect
 word Tunisians share) is not shown to be Derja: from the first word count to the second its variety
-gate falls linearly to UNPROVEN_GATE. Genuine Derja carries about one Tunisian marker per 34 words
-(median over the red-team rounds' genuine poems) and a short one can lack it by chance (2 of 92 do,
-of 29 and 41 words); a long one without any is marker-free MSA or any-Arabic (docs/scorer.md,
-"Varieties")."""
+gate falls linearly to UNPROVEN_GATE, where the reward is at most 0 (issue 18, round 8: MSA written
+around every MSA marker, 45 to 69 words, scored up to 1.0). Words are counted at the asked size
+(divided by the form's size gate), so cutting stanzas never escapes. No honest poem of rounds 1-8
+nor a sample is marker-free past 41 words (2 of 671 are, of 29 and 41) (docs/scorer.md)."""
 UNPROVEN_GATE = 0.5
 ORDER_RAMP = {"arabic": (0.03, 0.06), "arabizi": (0.01, 0.11)}
 """The word-order gate on `scorer.order`'s gain over a random order of the same words, per movable
@@ -188,9 +188,10 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     variety = detect(words, script_name, raw)
     zero, full = VARIETY_RAMP[script_name]
     sub["variety"] = min(1.0, max(0.0, (variety.derja - zero) / (full - zero))) * variety.foreign_gate
-    if variety.counts[DERJA] == 0.0 and len(words) > UNPROVEN_WORDS[0]:
+    n = len(words) / max(0.1, sub.get("_size_gate", 1.0))  # at the asked size: a cut never escapes
+    if variety.counts[DERJA] == 0.0 and n > UNPROVEN_WORDS[0]:
         lo, hi = UNPROVEN_WORDS
-        sub["variety"] *= 1.0 - (1.0 - UNPROVEN_GATE) * min(1.0, (len(words) - lo) / (hi - lo))
+        sub["variety"] *= 1.0 - (1.0 - UNPROVEN_GATE) * min(1.0, (n - lo) / (hi - lo))
     gain, moved = order_gain(segments := [h for ln in lines for h in ln.hemi_words], script_name)
     zero, full = ORDER_RAMP[script_name]
     gain = (gain * moved + full * ORDER_PRIOR_WORDS) / (moved + ORDER_PRIOR_WORDS)

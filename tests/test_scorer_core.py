@@ -342,7 +342,8 @@ def test_babble_is_smooth_in_the_share_of_babbling_lines() -> None:
     b = stanzas_of((SAMPLES / "mugef.txt").read_text(encoding="utf-8"))
     rewards = []
     for k in range(len(b) + 1):
-        x = [[babble(ln, "نحكيلك") for ln in s] if i < k else s for i, s in enumerate(b)]
+        # نحكيو, a Maghrebi verb: the babbled poem keeps Derja evidence, so only the babble is measured
+        x = [[babble(ln, "نحكيو") for ln in s] if i < k else s for i, s in enumerate(b)]
         rewards.append(score(join(x), refs).reward)
     steps = [a - c for a, c in itertools.pairwise(rewards)]
     assert all(0.05 < d < 0.4 for d in steps), rewards  # every stanza of babble costs, none cliffs
@@ -450,10 +451,11 @@ def test_arabizi_digits_follow_the_tunisian_table() -> None:
 
 
 def test_rhyme_by_final_letters_on_plain_generated_words() -> None:
-    """The emulator builds poems from word lists: rhyme must come from final letters alone."""
+    """The emulator builds poems from word lists: rhyme must come from final letters alone. Like the
+    emulator's, one body carries a Tunisian adverb (برشا): a poem without any Derja evidence pays."""
     words_a = ["كتاب", "سحاب", "شباب", "باب", "غياب", "تراب", "ذهاب"]
     # three-word halves (not stubs), each body its own: one body with another rhyme word is a template
-    firsts = ["قلت في قلبي", "شفت في المنام", "حكيت مع الليل", "مشيت في الطريق", "سهرت مع النجوم",
+    firsts = ["قلت في قلبي", "شفت في المنام", "حكيت برشا لليل", "مشيت في الطريق", "سهرت مع النجوم",
               "بكيت على الفراق", "غنيت للحبيب"]  # fmt: skip
     seconds = ["وكتبت في الورقة", "وسمعت من بعيد", "وحلمت بالدار", "ونسيت الهموم", "وتفكرت الأيام",
                "ورجعت للحومة", "وضحكت مع الصحاب"]  # fmt: skip

@@ -321,12 +321,13 @@ def _ramp(got: object, script: str) -> float:
 
 def test_short_marker_free_poem_pays_nothing() -> None:
     """A poem under UNPROVEN_WORDS[0] words may lack a marker by chance (genuine Derja carries about
-    one per 34 words): its variety gate stays 1 (a red-team round's genuine muthallath of 29 words)."""
+    one per 34 words): its variety gate stays 1 (a red-team round's genuine muthallath of 29 words, asked
+    for its 3 stanzas: words are counted at the asked size)."""
     text = (
         "يا بلادي يا خضراء\nيا ريحة الحنّاء\nفيك عزّي وحنيّة\n\nعشت فيك صغير\nتحت النخل الكبير\n"
         "وشربت من عين جارية\n\nومهما نمشي بعيد\nنرجعلك في العيد\nنبوس التراب بنيّة"
     )
-    got = score({"parts": [{"text": text}]}, {"form": "muthallath", "script": "arabic"})
+    got = score({"parts": [{"text": text}]}, {"form": "muthallath", "script": "arabic", "stanzas": "3"})
     assert detect(words(text), "arabic").counts[DERJA] == 0.0
     assert got.subscores["variety"] == 1.0, got
 
