@@ -181,3 +181,22 @@ def test_the_ledger_dataset_is_the_stacks_output_else_the_stacks_name(
     assert resolved(dataset="mine") == "mine"
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
     assert resolved() == names.dataset_name("continued") == "tunifolk_ledger_continued"
+
+
+def test_merge_gives_the_same_bits_whatever_the_shards_and_their_order() -> None:
+    """Float sums depend on their order (0.1 + 0.2 + 0.3 is not 0.3 + 0.2 + 0.1): the merged report
+    must not depend on how many shards read the ledger or in which order they answer."""
+    from tunifolk.ledger.replay import ShardResult, merge
+
+    rows = [
+        (step, f"d{g}", 0.1 * (i + 1) + 0.01 * g, 0.3 - 0.07 * i)
+        for step in (1, 2)
+        for g in range(3)
+        for i in range(4)
+    ]
+    moves = [{"step": s, "text": t, "old": o, "new": n} for s, t, o, n in rows[:6]]
+    one = merge([ShardResult(scored=rows, moves=moves)])
+    for parts in ([rows[::2], rows[1::2]], [rows[5:], rows[:5]], [rows[::-1]]):
+        split = [ShardResult(scored=p) for p in parts]
+        split[0].moves = moves  # a move comes from the shard that scored it: one shard here
+        assert merge(split[::-1]) == one == merge(split)

@@ -201,7 +201,9 @@ class StepReport:
 
 
 def merge(results: list[ShardResult]) -> tuple[list[StepReport], StepReport]:
-    """Per-step reports and the overall one (step -1) from the shards' results."""
+    """Per-step reports and the overall one (step -1) from the shards' results. Groups, their
+    rollouts and the moves are put in one canonical order first, so that the sums (floats) and the
+    ties among moves come out the same however many shards read the ledger, in whatever order."""
     groups: dict[tuple[int, str], list[tuple[float, float]]] = defaultdict(list)
     for res in results:
         for step, digest, old, new in res.scored:
@@ -210,12 +212,14 @@ def merge(results: list[ShardResult]) -> tuple[list[StepReport], StepReport]:
     for res in results:
         for m in res.moves:
             moves[m["step"]].append(m)
+    for ms in moves.values():
+        ms.sort(key=lambda m: (m["text"], m["old"], m["new"]))
     per_step: dict[int, list[list[tuple[float, float]]]] = defaultdict(list)
-    for (step, _), pairs in groups.items():
-        per_step[step].append(pairs)
+    for (step, _), pairs in sorted(groups.items()):
+        per_step[step].append(sorted(pairs))
     reports = [_report(step, gs, moves[step]) for step, gs in sorted(per_step.items())]
-    every = [g for gs in per_step.values() for g in gs]
-    overall = _report(-1, every, [m for ms in moves.values() for m in ms])
+    every = [g for _, gs in sorted(per_step.items()) for g in gs]
+    overall = _report(-1, every, [m for _, ms in sorted(moves.items()) for m in ms])
     return reports, overall
 
 
