@@ -202,7 +202,7 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     form_gate = sub.pop("_size_gate", 1.0)
     if form_gate < 1.0:
         sub["form"] = form_gate
-    reader = reader_text(raw[: MAX_CHARS + 1]) or reader_text(thought_text(response)[: MAX_CHARS + 1])
+    reader = reader_text(raw[: MAX_CHARS + 1]) or reader_text(thought_text(response)[: MAX_CHARS + 1], True)
     if reader:
         sub["one_text"] = 0.0
     if (lookalike := lookalike_gate(raw)) < 1.0:
