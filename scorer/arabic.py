@@ -266,10 +266,10 @@ def _rhyme_fold(word: str) -> str:
 
 def latin_key(word: str) -> RhymeKey:
     """Rhyme of a Latin/Arabizi word: the last consonant is the rawī, the vowel before it the
-    ridf class, a trailing vowel the waṣl; a final vowel+h (``mahleh``) is a spelling of -a.
-    Spelling variants are folded first by :func:`arabizi_fold`, a y between vowels kept as the
-    consonant it is there. A glide after its own vowel (-iya, -ouwa) is a doubled glide, as in عليّا
-    and قوّة: the rawī without a ridf, the reading of the Arabic script."""
+    ridf class, a trailing vowel the waṣl. Spelling variants are folded first by
+    :func:`arabizi_fold`, a y between vowels kept as the consonant it is there. A glide after its own
+    vowel (-iya, -ouwa) is a doubled glide, as in عليّا and قوّة: the rawī without a ridf, the reading
+    of the Arabic script. A final h is a consonant and the rawī (see ``LATIN_H``)."""
     w = _rhyme_fold(word)
     if len(w) < MIN_RHYME_LETTERS:
         return EMPTY_KEY
@@ -278,12 +278,9 @@ def latin_key(word: str) -> RhymeKey:
     if w[-1] in _LATIN_VOWELS and len(w) >= 2:
         wasl = w[-1]
         w = w[:-1]
-    if w and w[-1] == "h" and len(w) >= 2 and w[-2] in _LATIN_VOWELS and not wasl:
-        wasl = w[-2]
-        w = w[:-2]
     if not w:
         return RhymeKey(whole[-1], "", "", whole)
-    rawi = w[-1]
+    rawi = LATIN_H.get(w[-1], w[-1])
     ridf = ""
     if len(w) >= 2 and w[-2] in _LATIN_VOWELS and _OWN_VOWEL.get(rawi) != w[-2]:
         ridf = "a" if w[-2] == "a" else "w"
@@ -291,6 +288,13 @@ def latin_key(word: str) -> RhymeKey:
 
 
 _OWN_VOWEL = {"y": "i", "w": "u"}
+LATIN_H = {"7": "h"}
+"""Arabizi's h is a consonant at a word's end: the pronoun ه (m3ah, ydah, hwah: معاه, يداه, هواه)
+or ح for writers who spell it h (rouh, sbeh: روح, صباح; 7 and h are both common in Tunisian
+Arabizi). Read as a spelling of the vowel before it (the rule until round 9), -ah rhymed on the
+letter before (m3ah on ع, ydah on د) where the Arabic script rhymes on ه with the ridf ا, so r9-016,
+the Latin spelling of r9-015 (1.0), scored 0.60. As the rawī, 7 is read as h: one letter spells
+both ح and ه, so a rhyme cannot tell what the spelling does not, and rou7 and rouh are one rhyme."""
 
 
 @functools.lru_cache(maxsize=65536)
