@@ -133,6 +133,11 @@ _LATIN_DIGRAPHS = [
     ("gh", "8"),
     ("th", "t"),
     ("dh", "d"),
+    # French qu is k before a vowel (marquini); q before ou or a consonant is ق (qoulilou, aqulu:
+    # 9oulilou), which a bare qu -> k, after ou -> u, made klilu
+    ("qua", "ka"),
+    ("que", "ke"),
+    ("qui", "ki"),
     ("ou", "u"),
     ("oo", "u"),
     ("ee", "i"),
@@ -140,7 +145,6 @@ _LATIN_DIGRAPHS = [
     ("ai", "a"),
     ("ay", "a"),
     ("ck", "k"),
-    ("qu", "k"),
     ("ph", "f"),
 ]
 _LATIN_SINGLE = str.maketrans(
