@@ -32,6 +32,13 @@ FLAW_RHYME = 0.7
 (the asked size; for the malzuma, whose size is free within a range, the poem's own), and a stanza
 line (a gsim's first half) whose rhyme is not its group's, under FLAW_RHYME with the group's
 representative: the same rawī with another ridf and waṣl (the sinād defect), or less."""
+OPENING_LINES = 2
+"""Lines of an opening (maṭlaʿ): one bayt, on one line or two. A form without one (mugef,
+muthallath, mukhammas, msaddes) whose first stanza is at most this long and rhymes throughout on
+the stanza endings' rhyme opens as a malzuma: its form gate is multiplied by FLOOR + 1 − that
+agreement (0.5 for r9-155, a malzuma's couplet and four bbbA stanzas sent for a mugef: 0.47 →
+≤ 0.3), as a malzuma without its opening is half the form. A first stanza with its own rhyme
+agrees at most a third (its last line or half-line of three or four) and passes."""
 REFRAIN_GATE_FLOOR = 0.5
 """An asked-for refrain multiplies the quality by FLOOR + (1 − FLOOR) × the share of stanzas that
 carry it: left out, half the form; missing once in five stanzas, 0.9."""
@@ -271,6 +278,7 @@ def score_strophic(
     lines_all: list[Line] = []
     refrains = refrains_of([r for r in refrain_texts if r])
     own = None
+    head: tuple[int, list[RhymeKey]] | None = None  # the first stanza's lines and rhymes
     if refrain_mode != "no" and refrain_texts:
         own = own_refrain(blocks, refrain_heads, refrains, main_keys, 0.6 * len(refrain_texts[0]))
     if own is not None:
@@ -297,6 +305,8 @@ def score_strophic(
             segs = [ln.words for ln in lines]
         segs_all.extend(segs)
         keys = [rhyme(s[-1]) for s in segs]
+        if head is None:
+            head = (len(lines), keys)
         end_words += [s[-1] for s in segs]
         sizes.append(len(segs))
         main_keys.append(keys[-1])
@@ -384,6 +394,11 @@ def score_strophic(
         # the opening is in the poem-wide rhyme: a stanza in its place (a mugef sent for a
         # malzuma) is half the form
         _gate(sub, RHYME_GATE_FLOOR + _cross_mean(main_keys[:n_open], main_keys[n_open:], {}))
+
+    if head is not None and not spec.opening and n >= 2 and head[0] <= OPENING_LINES:
+        # a form without an opening that opens in its poem-wide rhyme: another form's maṭlaʿ (a
+        # malzuma sent for a mugef), the mirror of the gate above
+        _gate(sub, RHYME_GATE_FLOOR + 1.0 - _cross_mean(head[1], main_keys[n_open + 1 :], {}))
 
     sub["iso"] = _iso([len("".join(s)) for s in segs_all])  # letters per segment
     return Ends([end_words], lines_all, [ln.words for ln in lines_all])
