@@ -454,3 +454,23 @@ def rhyme_similarity(a: RhymeKey, b: RhymeKey) -> float:
     ~150 pairs of line ends drawn from a few hundred distinct rhymes (rawī × ridf × waṣl), so
     nearly every pair was seen before, and a cache hit costs a third of the comparison."""
     return similarity(a, b)
+
+
+@functools.lru_cache(maxsize=16384)
+def contrast_similarity(a: RhymeKey, b: RhymeKey) -> float:
+    """:func:`rhyme_similarity` where two rhymes must differ (a stanza's own rhyme and the poem-wide
+    one, two stanzas' rhymes, a gsim's two halves): a restricted rhyme without a ridf (the rawī
+    alone, sākin: يكبر, تكسّر, sabr) and one with a ridf before the same rawī (الدار, نسير) are two
+    rhymes (see ``BARE_AND_RIDF``), though as a poem's one rhyme they still half-agree (0.7)."""
+    if a.rawi == b.rawi and not a.wasl and not b.wasl and (not a.ridf) != (not b.ridf):
+        return BARE_AND_RIDF
+    return similarity(a, b)
+
+
+BARE_AND_RIDF = 0.0
+"""How far a bare restricted rhyme (-Car, no long vowel before the rawī) is the same rhyme as a
+ridf one on its rawī (-ār, -īr) where the two must differ. The ridf is part of the qāfiya: a poem
+whose rhyme drops or gains it commits sinād al-ridf (so agreement keeps 0.7, the defect), and in a
+stanza poem they are the two rhymes a poet sets against each other: r9-009 and r9-011, genuine
+muthallaths whose tercets end on يكبر / تكسّر / تتجذّر under stanza rhymes الخير / نسير and
+الدار / أخبار, lost 0.7 of those stanzas' contrast (0.74, 0.65; now 0.87, 0.83)."""

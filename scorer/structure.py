@@ -11,10 +11,11 @@ rest of the core: no I/O, no randomness, no dependence on hash order.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from scorer.arabic import RhymeKey, rhyme, rhyme_similarity
+from scorer.arabic import RhymeKey, contrast_similarity, rhyme, rhyme_similarity
 from scorer.catalogue import FormSpec
 from scorer.refrain import OWN_REFRAIN, heads, is_copy, own_refrain, refrains_of, same_line
 from scorer.stanzas import regroup
@@ -65,7 +66,7 @@ def _int_ref(v: str | None) -> int | None:
 # --- rhyme helpers ---------------------------------------------------------------------------------
 
 
-def _pair_mean(keys: list[RhymeKey]) -> float:
+def _pair_mean(keys: list[RhymeKey], sim: Callable[[RhymeKey, RhymeKey], float] = rhyme_similarity) -> float:
     """Mean similarity over every pair of rhymes (from :func:`rhyme`), summed in pair order.
     One rhyme throughout (a stanza or a poem that keeps its rhyme) is exactly 1.0, or 0.0 for
     ends without a rhyme: a sum of equal ones and zeros is exact, so it needs no loop."""
@@ -78,14 +79,19 @@ def _pair_mean(keys: list[RhymeKey]) -> float:
     for i in range(n):
         ki = keys[i]
         for j in range(i + 1, n):
-            total += rhyme_similarity(ki, keys[j])
+            total += sim(ki, keys[j])
     return total / (n * (n - 1) / 2)
 
 
 _DYADIC = frozenset((0.0, 0.25, 0.5, 1.0))
 
 
-def _cross_mean(a: list[RhymeKey], b: list[RhymeKey], rows: dict[RhymeKey, list[float]]) -> float:
+def _cross_mean(
+    a: list[RhymeKey],
+    b: list[RhymeKey],
+    rows: dict[RhymeKey, list[float]],
+    sim: Callable[[RhymeKey, RhymeKey], float] = rhyme_similarity,
+) -> float:
     """Mean similarity of every rhyme of ``a`` with every rhyme of ``b``, summed in the order
     a × b. ``rows`` memoises one rhyme's similarities with all of ``b`` (the lines of a stanza share
     a rhyme, and ``b`` is the same for every stanza): pass one dict per ``b``."""
@@ -94,14 +100,14 @@ def _cross_mean(a: list[RhymeKey], b: list[RhymeKey], rows: dict[RhymeKey, list[
     if a.count(a[0]) == len(a) and b.count(b[0]) == len(b):
         # one rhyme against one rhyme: the sum of len(a) × len(b) equal similarities is exact
         # (and the mean is that similarity) when it is a dyadic 0, 0.25, 0.5 or 1; 0.7 is not
-        v = rhyme_similarity(a[0], b[0])
+        v = sim(a[0], b[0])
         if v in _DYADIC:
             return v
     values: list[float] = []
     for x in a:
         row = rows.get(x)
         if row is None:
-            row = rows[x] = [rhyme_similarity(x, y) for y in b]
+            row = rows[x] = [sim(x, y) for y in b]
         values += row
     return sum(values) / (len(a) * len(b))
 
@@ -328,7 +334,7 @@ def score_strophic(
             contrasts.append(0.0)
             continue
         internal = _pair_mean(g) if len(g) >= 2 else 0.5
-        contrast = 1.0 - _cross_mean(g, main_keys, rows)
+        contrast = 1.0 - _cross_mean(g, main_keys, rows, contrast_similarity)
         stanza_scores.append(internal * contrast)
         contrasts.append(contrast * internal)  # differing from A counts for a stanza that rhymes
         rep = _rep(g)
@@ -340,7 +346,7 @@ def score_strophic(
     sub["stanza"] = sum(stanza_scores) / len(stanza_scores) if stanza_scores else 0.0
     sub["contrast"] = sum(contrasts) / len(contrasts) if contrasts else 0.0
     if len(reps) >= 2:
-        sub["distinct"] = 1.0 - _pair_mean(reps)
+        sub["distinct"] = 1.0 - _pair_mean(reps, contrast_similarity)
     else:
         sub["distinct"] = 1.0 if reps else 0.0
 
@@ -447,7 +453,7 @@ def score_bayt(
         _gate(sub, RHYME_GATE_FLOOR + sub["first"])
         # first and second halves must differ; a pair without a rhyme (a one-letter end) earns nothing
         sub["contrast"] = sum(
-            1.0 - rhyme_similarity(a, b) for a, b in zip(firsts, seconds, strict=True) if a.rawi and b.rawi
+            1.0 - contrast_similarity(a, b) for a, b in zip(firsts, seconds, strict=True) if a.rawi and b.rawi
         ) / max(n, 1)
     segs = [p for pair in pairs for p in pair]
     sub["iso"] = _iso([len("".join(s)) for s in segs])  # letters per segment
