@@ -410,7 +410,7 @@ def _latin_known(stem: str) -> bool:
 
 # Near-articulation rawī pairs (ikfāʾ): a weak, partial rhyme. Arabizi symbols share the sets.
 _NEAR_GROUPS = [
-    "حخ75",
+    "حخ75h",  # h: ح spelled h (LATIN_H)
     "خغ58",
     "سص",
     "تط6",
