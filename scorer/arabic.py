@@ -133,6 +133,11 @@ _LATIN_DIGRAPHS = [
     ("gh", "8"),
     ("th", "t"),
     ("dh", "d"),
+    # French qu is k before a vowel (marquini); q before ou or a consonant is ق (qoulilou, aqulu:
+    # 9oulilou), which a bare qu -> k, after ou -> u, made klilu
+    ("qua", "ka"),
+    ("que", "ke"),
+    ("qui", "ki"),
     ("ou", "u"),
     ("oo", "u"),
     ("ee", "i"),
@@ -140,7 +145,6 @@ _LATIN_DIGRAPHS = [
     ("ai", "a"),
     ("ay", "a"),
     ("ck", "k"),
-    ("qu", "k"),
     ("ph", "f"),
 ]
 _LATIN_SINGLE = str.maketrans(
@@ -266,10 +270,10 @@ def _rhyme_fold(word: str) -> str:
 
 def latin_key(word: str) -> RhymeKey:
     """Rhyme of a Latin/Arabizi word: the last consonant is the rawī, the vowel before it the
-    ridf class, a trailing vowel the waṣl; a final vowel+h (``mahleh``) is a spelling of -a.
-    Spelling variants are folded first by :func:`arabizi_fold`, a y between vowels kept as the
-    consonant it is there. A glide after its own vowel (-iya, -ouwa) is a doubled glide, as in عليّا
-    and قوّة: the rawī without a ridf, the reading of the Arabic script."""
+    ridf class, a trailing vowel the waṣl. Spelling variants are folded first by
+    :func:`arabizi_fold`, a y between vowels kept as the consonant it is there. A glide after its own
+    vowel (-iya, -ouwa) is a doubled glide, as in عليّا and قوّة: the rawī without a ridf, the reading
+    of the Arabic script. A final h is a consonant and the rawī (see ``LATIN_H``)."""
     w = _rhyme_fold(word)
     if len(w) < MIN_RHYME_LETTERS:
         return EMPTY_KEY
@@ -278,12 +282,9 @@ def latin_key(word: str) -> RhymeKey:
     if w[-1] in _LATIN_VOWELS and len(w) >= 2:
         wasl = w[-1]
         w = w[:-1]
-    if w and w[-1] == "h" and len(w) >= 2 and w[-2] in _LATIN_VOWELS and not wasl:
-        wasl = w[-2]
-        w = w[:-2]
     if not w:
         return RhymeKey(whole[-1], "", "", whole)
-    rawi = w[-1]
+    rawi = LATIN_H.get(w[-1], w[-1])
     ridf = ""
     if len(w) >= 2 and w[-2] in _LATIN_VOWELS and _OWN_VOWEL.get(rawi) != w[-2]:
         ridf = "a" if w[-2] == "a" else "w"
@@ -291,6 +292,13 @@ def latin_key(word: str) -> RhymeKey:
 
 
 _OWN_VOWEL = {"y": "i", "w": "u"}
+LATIN_H = {"7": "h"}
+"""Arabizi's h is a consonant at a word's end: the pronoun ه (m3ah, ydah, hwah: معاه, يداه, هواه)
+or ح for writers who spell it h (rouh, sbeh: روح, صباح; 7 and h are both common in Tunisian
+Arabizi). Read as a spelling of the vowel before it (the rule until round 9), -ah rhymed on the
+letter before (m3ah on ع, ydah on د) where the Arabic script rhymes on ه with the ridf ا, so r9-016,
+the Latin spelling of r9-015 (1.0), scored 0.60. As the rawī, 7 is read as h: one letter spells
+both ح and ه, so a rhyme cannot tell what the spelling does not, and rou7 and rouh are one rhyme."""
 
 
 @functools.lru_cache(maxsize=65536)
@@ -402,7 +410,7 @@ def _latin_known(stem: str) -> bool:
 
 # Near-articulation rawī pairs (ikfāʾ): a weak, partial rhyme. Arabizi symbols share the sets.
 _NEAR_GROUPS = [
-    "حخ75",
+    "حخ75h",  # h: ح spelled h (LATIN_H)
     "خغ58",
     "سص",
     "تط6",
@@ -446,3 +454,23 @@ def rhyme_similarity(a: RhymeKey, b: RhymeKey) -> float:
     ~150 pairs of line ends drawn from a few hundred distinct rhymes (rawī × ridf × waṣl), so
     nearly every pair was seen before, and a cache hit costs a third of the comparison."""
     return similarity(a, b)
+
+
+@functools.lru_cache(maxsize=16384)
+def contrast_similarity(a: RhymeKey, b: RhymeKey) -> float:
+    """:func:`rhyme_similarity` where two rhymes must differ (a stanza's own rhyme and the poem-wide
+    one, two stanzas' rhymes, a gsim's two halves): a restricted rhyme without a ridf (the rawī
+    alone, sākin: يكبر, تكسّر, sabr) and one with a ridf before the same rawī (الدار, نسير) are two
+    rhymes (see ``BARE_AND_RIDF``), though as a poem's one rhyme they still half-agree (0.7)."""
+    if a.rawi == b.rawi and not a.wasl and not b.wasl and (not a.ridf) != (not b.ridf):
+        return BARE_AND_RIDF
+    return similarity(a, b)
+
+
+BARE_AND_RIDF = 0.0
+"""How far a bare restricted rhyme (-Car, no long vowel before the rawī) is the same rhyme as a
+ridf one on its rawī (-ār, -īr) where the two must differ. The ridf is part of the qāfiya: a poem
+whose rhyme drops or gains it commits sinād al-ridf (so agreement keeps 0.7, the defect), and in a
+stanza poem they are the two rhymes a poet sets against each other: r9-009 and r9-011, genuine
+muthallaths whose tercets end on يكبر / تكسّر / تتجذّر under stanza rhymes الخير / نسير and
+الدار / أخبار, lost 0.7 of those stanzas' contrast (0.74, 0.65; now 0.87, 0.83)."""

@@ -29,6 +29,7 @@ frozensets; lookups are cached per word).
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 from scorer.arabic import AR_CLITICS, ARABIC_LETTERS, arabizi_fold
@@ -236,6 +237,26 @@ def arabizi_lookup_form(word: str) -> str:
     return arabizi_fold(word)
 
 
+_H_FOR_7 = re.compile("(?<![cskg])h")
+"""An h that is no part of ch, sh, kh, gh: Tunisian Arabizi writes ح as 7 or as h (rouh, hbib, thki:
+rou7, 7bib, t7ki), and the list spells it 7. A word unknown as written is looked up once more with
+such h written 7, exactly (not loosely: ``MIN_LOOSE`` still bounds the loose lookup), so r9-032,
+r9-016 spelled with h, q and kh, reads as r9-016 does. h stays h in the fold, being ه too (m3ah)."""
+
+
+def _listed_stems(w: str) -> list[str] | None:
+    """None when the folded token ``w`` or one of its stems (clitics, suffixes, verb prefixes, the
+    construct state) is listed, else the stems, for the loose lookup."""
+    if w in ARABIZI:
+        return None
+    stems = _stems(w, LATIN_PREFIXES, LATIN_SUFFIXES, LATIN_VERB_PREFIXES, LATIN_WEAK_SUFFIXES)
+    # construct state: a feminine noun's -a is written -et before its complement (chajret ezzin)
+    stems += [s[:-2] + "a" for s in stems if s.endswith("at") and len(s) > MIN_STEM]
+    if any(s in ARABIZI for s in stems):
+        return None
+    return stems
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def is_arabizi_word(word: str) -> bool:
     """A Latin token is a word of Tunisian Arabizi (see the module doc). Digits alone are not."""
@@ -244,14 +265,15 @@ def is_arabizi_word(word: str) -> bool:
     w = arabizi_lookup_form(word)
     if not w or w.isdigit():
         return False
-    if w in ARABIZI:
+    stems = _listed_stems(w)
+    if stems is None:
         return True
-    stems = _stems(w, LATIN_PREFIXES, LATIN_SUFFIXES, LATIN_VERB_PREFIXES, LATIN_WEAK_SUFFIXES)
-    # construct state: a feminine noun's -a is written -et before its complement (chajret ezzin)
-    stems += [s[:-2] + "a" for s in stems if s.endswith("at") and len(s) > MIN_STEM]
-    if any(s in ARABIZI for s in stems):
-        return True
-    floor = MIN_VARIANT if any(ch in _ARABIZI_DIGITS for ch in word) else MIN_LOOSE
+    low = word.lower()
+    spelled = _H_FOR_7.sub("7", low) if len(w) >= MIN_VARIANT else low
+    if spelled != low and _listed_stems(arabizi_fold(spelled)) is None:
+        return True  # ح spelled h (_H_FOR_7)
+    digit = any(ch in _ARABIZI_DIGITS for ch in low) or "kh" in low or "gh" in low
+    floor = MIN_VARIANT if digit else MIN_LOOSE
     variants = loose_variants()
     return any(len(v) >= floor and v in variants for v in map(loose_form, (w, *stems)))
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from scorer.arabic import RhymeKey, rhyme, rhyme_similarity
+from scorer.arabic import RhymeKey, contrast_similarity, rhyme, rhyme_similarity
 from scorer.text import Line
 
 RHYMES = 0.5
@@ -80,7 +80,8 @@ def _returns(unit: list[Line], size: int, main: RhymeKey, refrain: Callable[[Lin
     keys = [_key(ln) for ln in body]
     if rhyme_similarity(keys[-1], main) < RHYMES:
         return False
-    return all(rhyme_similarity(k, main) < RHYMES for k in keys[:-1])
+    # none before it in the poem-wide rhyme: a must-differ reading (a ridf rhyme on a bare rawī differs)
+    return all(contrast_similarity(k, main) < RHYMES for k in keys[:-1])
 
 
 def _count(unit: list[Line], refrain: Callable[[Line], bool]) -> int:

@@ -11,10 +11,11 @@ rest of the core: no I/O, no randomness, no dependence on hash order.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from scorer.arabic import RhymeKey, rhyme, rhyme_similarity
+from scorer.arabic import RhymeKey, contrast_similarity, rhyme, rhyme_similarity
 from scorer.catalogue import FormSpec
 from scorer.refrain import OWN_REFRAIN, heads, is_copy, own_refrain, refrains_of, same_line
 from scorer.stanzas import regroup
@@ -32,6 +33,13 @@ FLAW_RHYME = 0.7
 (the asked size; for the malzuma, whose size is free within a range, the poem's own), and a stanza
 line (a gsim's first half) whose rhyme is not its group's, under FLAW_RHYME with the group's
 representative: the same rawī with another ridf and waṣl (the sinād defect), or less."""
+OPENING_LINES = 2
+"""Lines of an opening (maṭlaʿ): one bayt, on one line or two. A form without one (mugef,
+muthallath, mukhammas, msaddes) whose first stanza is at most this long and rhymes throughout on
+the stanza endings' rhyme opens as a malzuma: its form gate is multiplied by FLOOR + 1 − that
+agreement (0.5 for r9-155, a malzuma's couplet and four bbbA stanzas sent for a mugef: 0.47 →
+≤ 0.3), as a malzuma without its opening is half the form. A first stanza with its own rhyme
+agrees at most a third (its last line or half-line of three or four) and passes."""
 REFRAIN_GATE_FLOOR = 0.5
 """An asked-for refrain multiplies the quality by FLOOR + (1 − FLOOR) × the share of stanzas that
 carry it: left out, half the form; missing once in five stanzas, 0.9."""
@@ -58,7 +66,7 @@ def _int_ref(v: str | None) -> int | None:
 # --- rhyme helpers ---------------------------------------------------------------------------------
 
 
-def _pair_mean(keys: list[RhymeKey]) -> float:
+def _pair_mean(keys: list[RhymeKey], sim: Callable[[RhymeKey, RhymeKey], float] = rhyme_similarity) -> float:
     """Mean similarity over every pair of rhymes (from :func:`rhyme`), summed in pair order.
     One rhyme throughout (a stanza or a poem that keeps its rhyme) is exactly 1.0, or 0.0 for
     ends without a rhyme: a sum of equal ones and zeros is exact, so it needs no loop."""
@@ -71,14 +79,19 @@ def _pair_mean(keys: list[RhymeKey]) -> float:
     for i in range(n):
         ki = keys[i]
         for j in range(i + 1, n):
-            total += rhyme_similarity(ki, keys[j])
+            total += sim(ki, keys[j])
     return total / (n * (n - 1) / 2)
 
 
 _DYADIC = frozenset((0.0, 0.25, 0.5, 1.0))
 
 
-def _cross_mean(a: list[RhymeKey], b: list[RhymeKey], rows: dict[RhymeKey, list[float]]) -> float:
+def _cross_mean(
+    a: list[RhymeKey],
+    b: list[RhymeKey],
+    rows: dict[RhymeKey, list[float]],
+    sim: Callable[[RhymeKey, RhymeKey], float] = rhyme_similarity,
+) -> float:
     """Mean similarity of every rhyme of ``a`` with every rhyme of ``b``, summed in the order
     a × b. ``rows`` memoises one rhyme's similarities with all of ``b`` (the lines of a stanza share
     a rhyme, and ``b`` is the same for every stanza): pass one dict per ``b``."""
@@ -87,14 +100,14 @@ def _cross_mean(a: list[RhymeKey], b: list[RhymeKey], rows: dict[RhymeKey, list[
     if a.count(a[0]) == len(a) and b.count(b[0]) == len(b):
         # one rhyme against one rhyme: the sum of len(a) × len(b) equal similarities is exact
         # (and the mean is that similarity) when it is a dyadic 0, 0.25, 0.5 or 1; 0.7 is not
-        v = rhyme_similarity(a[0], b[0])
+        v = sim(a[0], b[0])
         if v in _DYADIC:
             return v
     values: list[float] = []
     for x in a:
         row = rows.get(x)
         if row is None:
-            row = rows[x] = [rhyme_similarity(x, y) for y in b]
+            row = rows[x] = [sim(x, y) for y in b]
         values += row
     return sum(values) / (len(a) * len(b))
 
@@ -271,6 +284,7 @@ def score_strophic(
     lines_all: list[Line] = []
     refrains = refrains_of([r for r in refrain_texts if r])
     own = None
+    head: tuple[int, list[RhymeKey]] | None = None  # the first stanza's lines and rhymes
     if refrain_mode != "no" and refrain_texts:
         own = own_refrain(blocks, refrain_heads, refrains, main_keys, 0.6 * len(refrain_texts[0]))
     if own is not None:
@@ -297,6 +311,8 @@ def score_strophic(
             segs = [ln.words for ln in lines]
         segs_all.extend(segs)
         keys = [rhyme(s[-1]) for s in segs]
+        if head is None:
+            head = (len(lines), keys)
         end_words += [s[-1] for s in segs]
         sizes.append(len(segs))
         main_keys.append(keys[-1])
@@ -318,7 +334,7 @@ def score_strophic(
             contrasts.append(0.0)
             continue
         internal = _pair_mean(g) if len(g) >= 2 else 0.5
-        contrast = 1.0 - _cross_mean(g, main_keys, rows)
+        contrast = 1.0 - _cross_mean(g, main_keys, rows, contrast_similarity)
         stanza_scores.append(internal * contrast)
         contrasts.append(contrast * internal)  # differing from A counts for a stanza that rhymes
         rep = _rep(g)
@@ -330,7 +346,7 @@ def score_strophic(
     sub["stanza"] = sum(stanza_scores) / len(stanza_scores) if stanza_scores else 0.0
     sub["contrast"] = sum(contrasts) / len(contrasts) if contrasts else 0.0
     if len(reps) >= 2:
-        sub["distinct"] = 1.0 - _pair_mean(reps)
+        sub["distinct"] = 1.0 - _pair_mean(reps, contrast_similarity)
     else:
         sub["distinct"] = 1.0 if reps else 0.0
 
@@ -385,6 +401,11 @@ def score_strophic(
         # malzuma) is half the form
         _gate(sub, RHYME_GATE_FLOOR + _cross_mean(main_keys[:n_open], main_keys[n_open:], {}))
 
+    if head is not None and not spec.opening and n >= 2 and head[0] <= OPENING_LINES:
+        # a form without an opening that opens in its poem-wide rhyme: another form's maṭlaʿ (a
+        # malzuma sent for a mugef), the mirror of the gate above
+        _gate(sub, RHYME_GATE_FLOOR + 1.0 - _cross_mean(head[1], main_keys[n_open + 1 :], {}))
+
     sub["iso"] = _iso([len("".join(s)) for s in segs_all])  # letters per segment
     return Ends([end_words], lines_all, [ln.words for ln in lines_all])
 
@@ -432,7 +453,7 @@ def score_bayt(
         _gate(sub, RHYME_GATE_FLOOR + sub["first"])
         # first and second halves must differ; a pair without a rhyme (a one-letter end) earns nothing
         sub["contrast"] = sum(
-            1.0 - rhyme_similarity(a, b) for a, b in zip(firsts, seconds, strict=True) if a.rawi and b.rawi
+            1.0 - contrast_similarity(a, b) for a, b in zip(firsts, seconds, strict=True) if a.rawi and b.rawi
         ) / max(n, 1)
     segs = [p for pair in pairs for p in pair]
     sub["iso"] = _iso([len("".join(s)) for s in segs])  # letters per segment

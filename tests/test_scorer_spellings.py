@@ -1,0 +1,155 @@
+"""Rhymes and spellings genuine poets use (docs/scorer.md, principles 2, 4 and 6; round 9).
+
+* Every word counts as the word it is: a genuine Arabizi poem respelled with the letters Tunisian
+  writers use for the digits (h for 7, kh for 5, q for 9) keeps its reward within 0.1, over every
+  genuine Arabizi poem of the samples and of every round.
+* A restricted rhyme (the rawī alone, no ridf) and a ridf rhyme on the same rawī are two rhymes where
+  a stanza's rhyme must differ from the poem-wide one, and half-agree where they must be one.
+* An Arabizi word's final h is a consonant, the rawī, as ه and ح are in the Arabic script.
+* A form is complete or it pays: every genuine malzuma (its refrain left out) sent for the form of its
+  stanza size, which has no opening, scores <= 0.3; its stanzas alone are a poem of that form.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from scorer.arabic import contrast_similarity, normalize_arabic, rhyme, rhyme_similarity
+from scorer.catalogue import FORMS
+from scorer.score import score
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "data" / "samples"
+ROUNDS = ROOT / "tests" / "redteam_rounds"
+TOLERANCE = 0.1
+WRONG_FORM = 0.3
+GENUINE = 0.8
+_CAESURA = re.compile(r" \*\* | {3,}|\t|\*\*")
+SPELLINGS = {"7": "h", "5": "kh", "9": "q"}
+ORDER_MISS = (
+    "scorer/order.py's Arabizi table lists TArC's spellings: h-words are read by shape (outside rhyme9)"
+)
+KNOWN_MISSES = {("r8-008", "7"): ORDER_MISS, ("r8-008", "759"): ORDER_MISS}
+
+
+def _round_cases() -> list[dict]:
+    out = []
+    for path in sorted(ROUNDS.glob("round*.jsonl")):
+        out += [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    return out
+
+
+def _arabizi_corpus() -> list[tuple[str, str, dict[str, str]]]:
+    out = []
+    for path in sorted((SAMPLES / "arabizi").glob("*.txt")):
+        refs = {"form": path.stem, "script": "arabizi"}
+        if FORMS[path.stem].refrain != "none":
+            refs["refrain"] = "yes"
+        out.append((f"sample {path.stem}", path.read_text(encoding="utf-8"), refs))
+    for case in _round_cases():
+        if case["tier"] == "genuine" and case["references"].get("script") == "arabizi":
+            out.append((case["id"], case["text"], case["references"]))
+    return out
+
+
+def _respell(text: str, digits: str) -> str:
+    """Every digit of ``digits`` standing for a letter inside a word written as its letters."""
+    return re.sub(rf"(?<=[A-Za-z])[{digits}]|[{digits}](?=[A-Za-z])", lambda m: SPELLINGS[m.group()], text)
+
+
+def _reward(text: str, refs: dict[str, str]) -> float:
+    return score({"parts": [{"text": text}]}, refs).reward
+
+
+_PARAMS = [
+    pytest.param(
+        name,
+        text,
+        refs,
+        digits,
+        id=f"{name}-{digits}",
+        marks=[pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[(name, digits)])]
+        if (name, digits) in KNOWN_MISSES
+        else [],
+    )
+    for name, text, refs in _arabizi_corpus()
+    for digits in ("7", "5", "9", "759")
+]
+
+
+@pytest.mark.parametrize(("name", "text", "refs", "digits"), _PARAMS)
+def test_letter_spellings_of_the_digits_are_the_digits(
+    name: str, text: str, refs: dict[str, str], digits: str
+) -> None:
+    respelled = _respell(text, digits)
+    assert respelled != text or digits != "759", name
+    assert abs(_reward(respelled, refs) - _reward(text, refs)) <= TOLERANCE, name
+
+
+def test_final_h_is_the_rawi_in_both_scripts() -> None:
+    """-ah is the pronoun ه after ā (m3ah معاه, ydah يداه) and -ouh ح spelled h (rouh روح): the rawī,
+    with the ridf before it, as the Arabic script reads it; 7 and h are one rawī."""
+    for latin, arabic in (("m3ah", "معاه"), ("ydah", "يداه"), ("sbeh", "صباح"), ("rouh", "روح")):
+        a, b = rhyme(latin), rhyme(normalize_arabic(arabic))
+        assert a.rawi == "h" and (a.ridf, a.wasl) == (b.ridf, b.wasl), (latin, a, b)
+    assert rhyme("rouh") == rhyme("rou7") == rhyme("nou7") and rhyme("sbe7") == rhyme("sbeh")
+    assert rhyme_similarity(rhyme("m3ah"), rhyme("hwah")) == 1.0
+
+
+def test_a_restricted_rhyme_and_a_ridf_one_are_two_rhymes_where_they_must_differ() -> None:
+    """يكبر / تكسّر / sabr rest on the rawī alone; الدار, نسير, dar carry a ridf before it."""
+    arabic = [
+        [rhyme(normalize_arabic(w)) for w in ws.split()] for ws in ("يكبر تكسّر العمر", "الدار نسير أخبار")
+    ]
+    latin = [[rhyme(w) for w in ws.split()] for ws in ("sabr 3omr 9amr", "dar nsir dwar")]
+    for bare, ridf in (arabic, latin):
+        assert all(rhyme_similarity(a, b) == 1.0 for a in bare for b in bare)
+        for a in bare:
+            for b in ridf:
+                assert rhyme_similarity(a, b) == 0.7  # one rhyme with a defect (sinād al-ridf)
+                assert contrast_similarity(a, b) == contrast_similarity(b, a) == 0.0
+    # a free rhyme (a vowel after the rawī) and two ridf rhymes keep the graded similarity
+    for a, b in (("نار", "نور"), ("الدارا", "يكبر")):
+        ka, kb = rhyme(normalize_arabic(a)), rhyme(normalize_arabic(b))
+        assert contrast_similarity(ka, kb) == rhyme_similarity(ka, kb), (a, b)
+
+
+def _malzumas() -> list[tuple[str, list[list[str]], str]]:
+    out = []
+    for script, folder in (("arabic", SAMPLES), ("arabizi", SAMPLES / "arabizi")):
+        path = folder / "malzuma.txt"
+        if path.exists():
+            out.append((f"sample {script}", path.read_text(encoding="utf-8"), script))
+    for case in _round_cases():
+        if case["tier"] == "genuine" and case["references"]["form"] == "malzuma":
+            out.append((case["id"], case["text"], case["references"].get("script", "arabic")))
+    kept = []
+    for name, text, script in out:
+        blocks = [[ln.strip() for ln in b.split("\n") if ln.strip()] for b in text.strip().split("\n\n")]
+        first = blocks[0][0]
+        refrain = {first, _CAESURA.split(first)[0].strip()}
+        stanzas = [[ln for ln in b if ln not in refrain] for b in blocks[1:]]
+        if len(blocks[0]) <= 2 and {len(b) for b in stanzas} == {4}:
+            kept.append((name, [blocks[0], *stanzas], script))
+    return kept
+
+
+MALZUMAS = _malzumas()
+
+
+def test_the_corpus_has_malzumas_of_mugef_stanzas() -> None:
+    assert len(MALZUMAS) >= 30
+
+
+@pytest.mark.parametrize(("name", "blocks", "script"), MALZUMAS, ids=[m[0] for m in MALZUMAS])
+def test_a_malzuma_sent_for_a_form_without_an_opening_pays(
+    name: str, blocks: list[list[str]], script: str
+) -> None:
+    """Its opening couplet in the poem-wide rhyme is no mugef stanza (r9-155, 0.47 before)."""
+    refs = {"form": "mugef", "script": script, "stanzas": str(len(blocks) - 1)}
+    assert _reward("\n\n".join("\n".join(b) for b in blocks), refs) <= WRONG_FORM, name
+    assert _reward("\n\n".join("\n".join(b) for b in blocks[1:]), refs) >= GENUINE, name
