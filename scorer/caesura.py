@@ -13,7 +13,10 @@ parts two half-lines of two words or more:
   the text has none of the fixed marks): it is the poem's caesura mark, read as ``*`` is
   (`mark_caesura`, on the text as written, before tatweel is folded away);
 * anywhere else it is a soft separator (``SOFT_RUN``, in ``scorer.text``), read only where two
-  halves are expected (a bayt, the malzuma opening) and only when the line has one.
+  halves are expected (a bayt, the malzuma opening) and only when the line has one. A tatweel run
+  glued to letters on both sides is then two spaces when it stands between two words: after a
+  letter that joins none after it (`NOT_JOINING`), or when the letters around it make no word of
+  the lexicon; else it is a kashida stretching one word (``طويــــل``) and is folded away.
 
 The comma, ``/``, ``-`` and the dashes keep the soft reading alone (a comma in most lines is a
 poem's own punctuation as often as a caesura), and a sentence's own punctuation is glued to its
@@ -23,7 +26,6 @@ word (``قال:``, ``وين؟``), so it is no separator run.
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 from scorer.arabic import normalize_arabic
 from scorer.lexicon import is_arabic_word
@@ -47,65 +49,82 @@ SEPARATOR = rf"[^\w\s{re.escape(_QUOTES)}]"
 quote (tatweel is a letter to ``\\w``: its runs are matched apart)."""
 SOFT_RUN = rf"(?<=\S)\s++{SEPARATOR}++\s++(?=\S)"
 """A separator run between two words, spaces around it (for ``scorer.text._SOFT``)."""
-_RUN = re.compile(
-    rf"(?<=\S)(?:[^\S\n]++({SEPARATOR}++)[^\S\n]++|[^\S\n]*+(\u0640{{{TATWEEL_RUN},}}+)[^\S\n]*+)(?=\S)"
-)
-_FIXED = re.compile("[*⁂…\t|\u3000]|\\.\\.\\.|   ")
+_SP = "[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]"
+"""Horizontal whitespace, spelled out: a class of literal characters is what lets the engine skip
+to each candidate at C speed (``[^\\S\\n]`` tests every character's category and costs ten times more)."""
+_SPACED = re.compile(rf"{_SP}(?<=\S.){_SP}*+({SEPARATOR}++){_SP}++(?=\S)")
+"""A separator run spaced apart, after a non-space (the lookbehind sees the character before the
+first space, so every other space of a run fails at once: linear)."""
+_TATWEEL = re.compile(rf"\u0640{{{TATWEEL_RUN},}}+")
+_FIXED = ("*", "⁂", "…", "\t", "|", "\u3000", "...", "   ")
 """The fixed caesura marks (``scorer.text._SPLIT``): a poem that has one keeps its own reading."""
+_SPACE = frozenset(" \t\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f")
+
+
+def _runs(text: str) -> list[tuple[str, int, int, bool]]:
+    """The text's separator runs in order (none spans a line): (mark, start, end, glued: a tatweel run
+    touching letters on both sides), each span with its spaces. The soft-only marks are left out."""
+    runs = [(m.group(1), m.start(), m.end(), False) for m in _SPACED.finditer(text)]
+    runs = [r for r in runs if r[0] not in SOFT_ONLY]
+    if "\u0640\u0640\u0640" in text:
+        for m in _TATWEEL.finditer(text):
+            a, b = m.start(), m.end()
+            while a > 0 and text[a - 1] in _SPACE:
+                a -= 1
+            while b < len(text) and text[b] in _SPACE:
+                b += 1
+            if a > 0 and b < len(text) and not text[a - 1].isspace() and not text[b].isspace():
+                runs.append(("\u0640", a, b, (a, b) == m.span()))
+        runs.sort(key=lambda r: r[1])
+    return runs
 
 
 def mark_caesura(text: str) -> str:
     """The text with the poem's consistent separator run (see the module doc) replaced, on each line
     that holds it once between half-lines of two words or more, by a tab (a fixed caesura mark).
-    One pass over the text with a regex whose runs are possessive and start after a non-space: linear."""
-    if _FIXED.search(text) or not _RUN.search(text):
+    Substring scans and one pass of `_SPACED` (and `_TATWEEL`) over the text, then the lines that
+    hold a run: linear."""
+    if any(f in text for f in _FIXED):
+        return text
+    runs = _runs(text)
+    if not runs:
         return text
     lines = text.split("\n")
-    found: dict[str, list[tuple[int, re.Match[str]]]] = {}
-    nonblank = 0
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        nonblank += 1
-        runs = [(m.group(1) or "\u0640", m) for m in _RUN.finditer(line)]
-        once = Counter(r for r, _ in runs)
+    by_line: dict[int, list[tuple[str, int, int, bool]]] = {}
+    i, start = 0, 0  # the line of the run, and where it starts in the text
+    for mark, a, b, glued in runs:
+        while start + len(lines[i]) < a:
+            start += len(lines[i]) + 1
+            i += 1
+        by_line.setdefault(i, []).append((mark, a - start, b - start, glued))
+    found: dict[str, list[tuple[int, int, int, bool]]] = {}
+    for i, line_runs in by_line.items():
+        line = lines[i]
+        once: dict[str, int] = {}
+        for r in line_runs:
+            once[r[0]] = once.get(r[0], 0) + 1
         # the words between consecutive runs, counted once: words before and after each run
-        ends = [0, *(x for _, m in runs for x in (m.start(), m.end())), len(line)]
+        ends = [0, *(x for r in line_runs for x in r[1:3]), len(line)]
         seg = [len(line[a:b].split()) for a, b in zip(ends[::2], ends[1::2], strict=True)]
         before, after = 0, sum(seg)
-        for j, (mark, m) in enumerate(runs):
+        for j, (mark, a, b, glued) in enumerate(line_runs):
             before += seg[j]
             after -= seg[j]
-            if once[mark] == 1 and mark not in SOFT_ONLY and before >= 2 and after >= 2:
-                found.setdefault(mark, []).append((i, m))
+            if once[mark] == 1 and before >= 2 and after >= 2:
+                found.setdefault(mark, []).append((i, a, b, glued))
     at = max(found.values(), key=len, default=[])
-    if len(at) < 2 or len(at) < CONSISTENT * nonblank:
+    if len(at) < 2 or len(at) < CONSISTENT * sum(1 for ln in lines if ln.strip()):
         # no caesura mark for the poem: a tatweel run glued between two words, read where two
         # halves are expected, is two spaces (a soft separator) rather than a letter stretched
-        at = [(i, m) for i, m in found.get("\u0640", ()) if m.group() == m.group(2) and _between_words(m)]
+        at = [r for r in found.get("\u0640", ()) if r[3] and _between_words(lines[r[0]], r[1], r[2])]
         if not at:
             return text
         sep = "  "
     else:
         sep = "\t"
-    for i, m in reversed(at):  # a line holds one run of a mark: its span is still where it was
-        lines[i] = lines[i][: m.start()] + sep + lines[i][m.end() :]
+    for i, a, b, _ in at:  # one run of the mark per line
+        lines[i] = lines[i][:a] + sep + lines[i][b:]
     return "\n".join(lines)
-
-
-NOT_JOINING = frozenset("اأإآٱدذرزوؤةء")
-"""Letters that never join the letter after them: a tatweel after one stretches nothing."""
-
-
-def _between_words(m: re.Match[str]) -> bool:
-    """A tatweel run glued to letters on both sides stands between two words (is no kashida) when
-    the letter before it joins no letter after it, or when the letters around it make no word."""
-    line, a, b = m.string, m.start(), m.end()
-    if line[a - 1] in NOT_JOINING:
-        return True
-    left = line[:a].split()[-1]
-    right = line[b:].split()[0]
-    return not is_arabic_word(normalize_arabic(left + right))
 
 
 SOFT = re.compile(rf"(?=[\s/،؛,;])(?:{SOFT_RUN}|\s+/\s*|\s*/\s+|\s*[،؛]\s*|\s*[,;]\s+|(?<=\S) {{2}}(?=\S))")
@@ -114,3 +133,17 @@ SOFT = re.compile(rf"(?=[\s/،؛,;])(?:{SOFT_RUN}|\s+/\s*|\s*/\s+|\s*[،؛]\s*|\
 two slashes."""
 SOFT_TRIGGER = re.compile(rf"{SEPARATOR}| {{2}}")
 """A character a soft separator needs (a cheap test before `SOFT` runs)."""
+
+NOT_JOINING = frozenset("اأإآٱدذرزوؤةء")
+"""Letters that never join the letter after them: a tatweel after one stretches nothing."""
+
+
+def _between_words(line: str, a: int, b: int) -> bool:
+    """A tatweel run ``line[a:b]`` glued to letters on both sides stands between two words (is no
+    kashida) when the letter before it joins no letter after it, or when the letters around it make
+    no word."""
+    if line[a - 1] in NOT_JOINING:
+        return True
+    left = line[:a].split()[-1]
+    right = line[b:].split()[0]
+    return not is_arabic_word(normalize_arabic(left + right))
