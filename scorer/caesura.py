@@ -47,8 +47,9 @@ _QUOTES = "()[]{}<>«»“”„‟\"'‘’‹›"
 SEPARATOR = rf"[^\w\s{re.escape(_QUOTES)}]"
 """One character of a separator run: neither letter, digit, ``_`` nor whitespace, nor a bracket or
 quote (tatweel is a letter to ``\\w``: its runs are matched apart)."""
-SOFT_RUN = rf"(?<=\S)\s++{SEPARATOR}++\s++(?=\S)"
-"""A separator run between two words, spaces around it (for ``scorer.text._SOFT``)."""
+SOFT_RUN = rf"\s++{SEPARATOR}++\s++"
+"""A separator run with spaces around it, for `SOFT` (which meets lines whose space runs
+``scorer.linear.bound_spaces`` has cut to eight characters or fewer: linear)."""
 _SP = "[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]"
 """Horizontal whitespace, spelled out: a class of literal characters is what lets the engine skip
 to each candidate at C speed (``[^\\S\\n]`` tests every character's category and costs ten times more)."""
@@ -127,7 +128,9 @@ def mark_caesura(text: str) -> str:
     return "\n".join(lines)
 
 
-SOFT = re.compile(rf"(?=[\s/،؛,;])(?:{SOFT_RUN}|\s+/\s*|\s*/\s+|\s*[،؛]\s*|\s*[,;]\s+|(?<=\S) {{2}}(?=\S))")
+SOFT = re.compile(
+    rf"(?=[\s/،؛,;])(?:{SOFT_RUN}|\s+/\s*|\s*/\s+|\s+[-–—]+\s+|\s*[،؛]\s*|\s*[,;]\s+|(?<=\S) {{2}}(?=\S))"
+)
 """A soft separator between two half-lines (``scorer.text``: `` / ``, `` - ``, ``—``, ``،``, ``؛``,
 ``, ``, two spaces, and any separator run). The separator run comes first: `` // `` is one run, not
 two slashes."""
