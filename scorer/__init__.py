@@ -24,6 +24,7 @@ COMPILED = (
     "linear",
     "response",
     "frame",
+    "caesura",
     "text",
     "refrain",
     "stanzas",

@@ -5,7 +5,7 @@ plain string or chat messages. Only non-thought text counts. Around the poem a m
 title, Markdown, code fences, labels ("Stanza 1:", "الردة:") or prose ("Here is your poem:");
 these are removed so they cannot break the rhyme reading, and the prose is measured because
 docs/scorer.md penalises it. Stanzas are blank-line separated; hemistichs are separated by ``**``,
-``*``, ``…``, ``...``, a tab, ``|`` or a run of three or more spaces.
+``*``, ``…``, ``...``, a tab, ``|``, three or more spaces, or any mark the poem uses so (`scorer.caesura`).
 
 Layout is not content (docs/scorer.md, "Layout"): ``<br>`` is a newline; a stanza number alone on a
 line (``1.``, ``(1)``, ``IV.``) is a stanza break; a blank line after every line is line spacing, not
@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from scorer.arabic import ARABIC_LETTERS, normalize_arabic
+from scorer.caesura import SOFT, SOFT_TRIGGER, mark_caesura
 from scorer.frame import blocks_of, count_dropped, drop_signature, drop_title
 from scorer.linear import MARKUP_OPENS, bound_spaces, drop_thinking, strip_inner_markup
 
@@ -51,8 +52,6 @@ _SIGNATURE = re.compile(
 ة is ه, tashkeel gone)."""
 # The lookaheads in _SOFT and _SPLIT only name the characters a match can start with: the same
 # matches, but the engine skips every other position at once (twice as fast on a verse line).
-_SOFT = re.compile(r"(?=[\s/،؛,;])(?:\s+/\s*|\s*/\s+|\s+[-–—]+\s+|\s*[،؛]\s*|\s*[,;]\s+|(?<=\S) {2}(?=\S))")
-_SOFT_TRIGGER = re.compile(r"[/،؛,;\-–—]| {2}")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]{0,15}+(\s[^<>]{0,200}+)?/?>")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s*")
@@ -137,7 +136,7 @@ class Line:
         if len(self.hemi_words) >= 2:
             return self.hemi_words
         if self.soft is None:
-            self.soft = _soft_halves(self.text) if _SOFT_TRIGGER.search(self.text) else []
+            self.soft = _soft_halves(self.text) if SOFT_TRIGGER.search(self.text) else []
         return self.soft or self.hemi_words
 
     @property
@@ -246,7 +245,7 @@ def parse_poem(text: str) -> Poem:
         poem.overlong = True
     if _has_any(text, "\r\u2028\u2029\x85\x0b\x0c"):  # _NEWLINES' characters
         text = _NEWLINES.sub("\n", text)
-    text = bound_spaces(normalize_arabic(text))
+    text = bound_spaces(normalize_arabic(mark_caesura(text)))
     if "<" in text:
         n = len(text)
         text = drop_thinking(text)
@@ -349,7 +348,7 @@ def parse_poem(text: str) -> Poem:
             hemi_words = [words]
             key = key.lower()
             long_hemi = len(words) > PROSE_WORDS_PER_HEMISTICH
-            if long_hemi and _SOFT_TRIGGER.search(part):
+            if long_hemi and SOFT_TRIGGER.search(part):
                 # a bayt whose halves are parted by a soft separator (` - `, `، `, ` / `) is two
                 # hemistichs, not one sentence-long line
                 halves = _soft_halves(part)
@@ -483,7 +482,7 @@ _NUMERAL_START = frozenset("0123456789٠١٢٣٤٥٦٧٨٩([IVXLC")
 
 def _soft_halves(s: str) -> list[list[str]]:
     """Two halves at the line's one soft separator, each of two words or more; else none."""
-    parts = _SOFT.split(s.strip(_PUNCT))
+    parts = SOFT.split(s.strip(_PUNCT))
     if len(parts) != 2:
         return []
     halves = [_WORD.findall(p) for p in parts]

@@ -129,3 +129,21 @@ def test_a_last_line_that_keeps_the_rhyme_or_repeats_the_refrain_is_the_poem() -
     poem = parse_poem(sung)
     assert sum(ln.key == poem.lines[-1].key for ln in poem.lines) == len(blocks)
     assert "signature" not in poem.dropped
+
+
+NOTE = (
+    "هذه قصيدة باللهجة التونسية على بحر الملزومة، تحكي عن الغربة والحنين إلى الوطن، "
+    "وقد التزمت فيها بالقافية الموحدة كما طلبتم."
+)
+"""A one-sentence note about the poem (round 9's r9-033): 20 words, 122 characters, past both the
+closing line's `CLOSING_WORDS` and the 60 characters of free prose (`scorer.score.PROSE_FREE`)."""
+
+
+@pytest.mark.parametrize("poem", CORPUS, ids=IDS)
+def test_a_note_about_the_poem_is_prose_below_it_as_above_it(
+    poem: tuple[str, str, dict[str, str], float],
+) -> None:
+    name, text, refs, plain = poem
+    below = _reward(text.rstrip() + "\n\n" + NOTE, refs)
+    above = _reward(NOTE + "\n\n" + text.strip(), refs)
+    assert below == pytest.approx(above) and below < plain, (name, plain, below, above)

@@ -24,6 +24,7 @@ PROPS = settings(deadline=None, derandomize=True, max_examples=400)
 _arabic = list("ابتثجحخدذرزسشصضطظعغفقكلمنهويةىأإآؤئءڨگکیـًٌٍَُِّْٰ،؛؟٣")
 _marks = [" ", "  ", "   ", "\t", "*", "**", "***", "_", "__", "…", "...", "|", " | ", "\u3000", "\u00a0"]
 _marks += ["/", " / ", "-", " - ", "—", "،", "؛", ",", ";", ":", "：", "#", ">", "'", "’", "(", ")", "1", "7"]
+_marks += ["٭", " ٭ ", "//", " • ", "~", "✿", "«", "»", "ـ", "ـــ", "?", "؟", "!"]
 _latin = list("abcdeghiklmnorstuwyABDEHKSTW3579éèç")
 pieces = st.sampled_from(_arabic + _marks + _latin + ["\ufefb", "\ufb50", "\u200f", "\ud800", "𝕬"])
 line = st.lists(pieces, max_size=60).map("".join)
@@ -32,7 +33,10 @@ word = st.lists(st.sampled_from(_arabic[:30] + _latin[:20]), min_size=1, max_siz
 # The plain formulations, as the scorer had them.
 _SPLIT_PLAIN = re.compile(r"\s*(?:\*+|⁂+|…+|\.{3,}|\t+|\s\|{1,2}\s| {3,}|\u3000+)\s*")
 _INNER_MARKUP_PLAIN = re.compile(r"(\*\*|__|\*)(?=[^\s*_])([^\n]*?[^\s*_])\1")
-_SOFT_PLAIN = re.compile(r"\s+/\s*|\s*/\s+|\s+[-–—]+\s+|\s*[،؛]\s*|\s*[,;]\s+|(?<=\S) {2}(?=\S)")
+_SOFT_PLAIN = re.compile(
+    r"\s+[^\w\s()\[\]{}<>«»“”„‟\"'‘’‹›]+\s+"  # any separator run (scorer/caesura.py)
+    r"|\s+/\s*|\s*/\s+|\s+[-–—]+\s+|\s*[،؛]\s*|\s*[,;]\s+|(?<=\S) {2}(?=\S)"
+)
 
 
 def _normalize_plain(t: str) -> str:
@@ -98,7 +102,7 @@ caesura_line = st.tuples(line, _space, _mark, _space, line).map("".join)
 @given(s=st.one_of(line, caesura_line))
 def test_caesura_and_soft_splits_are_the_plain_regexes(s: str) -> None:
     assert text._split(s) == _SPLIT_PLAIN.split(s)
-    assert text._SOFT.split(s) == _SOFT_PLAIN.split(s)
+    assert text.SOFT.split(s) == _SOFT_PLAIN.split(s)
 
 
 @PROPS

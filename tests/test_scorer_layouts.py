@@ -156,6 +156,9 @@ def _refrain_as(kind: str) -> LineLayout:
 
 LINE_LAYOUTS: dict[str, LineLayout] = {
     **{f"soft {sep!r}": _soft(sep) for sep in (" - ", " / ", ", ", "، ", " – ", " -- ", "  ")},
+    # any separator run (scorer/caesura.py): a punctuation mark or symbol spaced apart (the hemistich
+    # star U+066D, a double slash, a bullet, a colon, a tilde, a dingbat), or tatweel glued to both halves
+    **{f"mark {sep!r}": _soft(sep) for sep in (" ٭ ", " // ", " • ", " : ", " ~ ", " ✿ ", " ★ ", "ـــــ")},
     **{f"pause {m}": _pause(m) for m in ("...", "…")},
     "accents": _accents,
     "tashkeel": _tashkeel,
@@ -294,7 +297,8 @@ def test_combined_layouts_are_free(
     poem: tuple[str, str, dict[str, str]], lines: list[str], render: str, frames: list[str]
 ) -> None:
     # one separator between half-lines and one bullet style at a time: they replace each other
-    if sum(k.startswith("soft") for k in lines) > 1 or sum(k.startswith("bullets") for k in lines) > 1:
+    separators = sum(k.startswith(("soft", "mark")) for k in lines)
+    if separators > 1 or sum(k.startswith("bullets") for k in lines) > 1:
         return
     if sum(k.startswith("refrain") for k in lines) > 1 or any(
         sum(w in k for k in frames) > 1 for w in ("title", "credit")

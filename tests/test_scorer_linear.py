@@ -86,7 +86,7 @@ def test_bounded_space_runs_split_a_line_into_the_same_words(parts: list[str]) -
     assert [text._hemi_words(p) for p in text._split(bounded)] == [
         text._hemi_words(p) for p in text._split(s)
     ]
-    assert [h.split() for h in text._SOFT.split(bounded)] == [h.split() for h in text._SOFT.split(s)]
+    assert [h.split() for h in text.SOFT.split(bounded)] == [h.split() for h in text.SOFT.split(s)]
 
 
 # --- growth -------------------------------------------------------------------------------------------
@@ -98,7 +98,8 @@ measure 1–8 here; a quadratic one at 20,000 characters measures in the thousan
 _UNITS = [" ", "\t", "\u2003", "\u3000", "\u00a0", "\u200b", "*", "**", "_", "__", "…", ".", "|", "-", "/",
           ",", ":", "#", ">", "(", "`", "~", "<", "<think>", "<a ", "*a ", "**a ", "_a_ ", "a * b ",
           " | ", "stanza 1:\n", "a\n\n", "<br>", "⁂", " / ", "a...", "a… ", "(refrain ", "[a", "(", "- a\n",
-          "اللازمه: ", "هاذي ", "بسم الله "]  # fmt: skip
+          "اللازمه: ", "هاذي ", "بسم الله ", " ٭ ", "ـــــ", "يا دار ـــ ", "يا دارـــب ", "a b ~ c d\n",
+          "a ✿ ", "ا ب ! "]  # fmt: skip
 _PREFIXES = ["", "stanza", "by", "المطلع", "**a", "— ", "here is"]
 _SUFFIXES = ["", "ab c:", "x", "*", "</think>"]
 

@@ -1,0 +1,152 @@
+"""A caesura written with any mark (docs/scorer.md, "Layout is not content"; principle 6).
+
+Between the two half-lines of a bayt, writers put whatever their keyboard or their printed source
+has: the traditional hemistich star ``٭`` (U+066D), a run of tatweel glued to both half-lines (a
+printed verse justified to its column), ``//``, ``•``, ``:``, ``~``, a dingbat (``✿``)… The parser's
+fixed marks (``*``, ``|``, a tab, ``…``, three spaces) cannot list them all, so the mark is read
+as a class: a *separator run* is a run of characters that are neither letters, digits nor
+whitespace (Unicode P* and S*, brackets and quotes aside: they open or close text, they part
+nothing), written with a space on each side, or a run of `TATWEEL_RUN` tatweels or more. Where it
+parts two half-lines of two words or more:
+
+* the poem's lines carry the same one consistently (once in `CONSISTENT` of its lines or more, and
+  the text has none of the fixed marks): it is the poem's caesura mark, read as ``*`` is
+  (`mark_caesura`, on the text as written, before tatweel is folded away);
+* anywhere else it is a soft separator (``SOFT_RUN``, in ``scorer.text``), read only where two
+  halves are expected (a bayt, the malzuma opening) and only when the line has one. A tatweel run
+  glued to letters on both sides is then two spaces when it stands between two words: after a
+  letter that joins none after it (`NOT_JOINING`), or when the letters around it make no word of
+  the lexicon; else it is a kashida stretching one word (``طويــــل``) and is folded away.
+
+The comma, ``/``, ``-`` and the dashes keep the soft reading alone (a comma in most lines is a
+poem's own punctuation as often as a caesura), and a sentence's own punctuation is glued to its
+word (``قال:``, ``وين؟``), so it is no separator run.
+"""
+
+from __future__ import annotations
+
+import re
+
+from scorer.arabic import normalize_arabic
+from scorer.lexicon import is_arabic_word
+
+CONSISTENT = 0.5
+"""Share of the poem's non-blank lines that must carry one separator run, the same, once, for it to
+be the poem's caesura mark. Round 9's separator cases carry theirs on every line (6 or 8 of 6 or 8);
+a title and a signature line leave 8 of 10; a malzuma whose opening alone has a caesura (1 of 20)
+keeps the soft reading. No genuine or harmless case of rounds 1-9 nor a sample reaches it with a
+poem's own punctuation (a spaced ``!`` or ``؟`` in half the lines would; none does)."""
+TATWEEL_RUN = 3
+"""A run of this many tatweels (U+0640) or more is a separator run: a kashida stretching a letter
+inside a word is one or two, and when it is longer it stretches a word here and there, never the
+same place once on most lines (that is the caesura of a justified printed bayt)."""
+SOFT_ONLY = frozenset(("/", "-", "–", "—", ",", "،", "؛", ";"))
+"""Marks that keep the soft reading only (``scorer.text._SOFT``), never promoted to a hard caesura."""
+
+_QUOTES = "()[]{}<>«»“”„‟\"'‘’‹›"
+SEPARATOR = rf"[^\w\s{re.escape(_QUOTES)}]"
+"""One character of a separator run: neither letter, digit, ``_`` nor whitespace, nor a bracket or
+quote (tatweel is a letter to ``\\w``: its runs are matched apart)."""
+SOFT_RUN = rf"\s++{SEPARATOR}++\s++"
+"""A separator run with spaces around it, for `SOFT` (which meets lines whose space runs
+``scorer.linear.bound_spaces`` has cut to eight characters or fewer: linear)."""
+_SP = "[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]"
+"""Horizontal whitespace, spelled out: a class of literal characters is what lets the engine skip
+to each candidate at C speed (``[^\\S\\n]`` tests every character's category and costs ten times more)."""
+_SPACED = re.compile(rf"{_SP}(?<=\S.){_SP}*+({SEPARATOR}++){_SP}++(?=\S)")
+"""A separator run spaced apart, after a non-space (the lookbehind sees the character before the
+first space, so every other space of a run fails at once: linear)."""
+_TATWEEL = re.compile(rf"\u0640{{{TATWEEL_RUN},}}+")
+_FIXED = ("*", "⁂", "…", "\t", "|", "\u3000", "...", "   ")
+"""The fixed caesura marks (``scorer.text._SPLIT``): a poem that has one keeps its own reading."""
+_SPACE = frozenset(" \t\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f")
+
+
+def _runs(text: str) -> list[tuple[str, int, int, bool]]:
+    """The text's separator runs in order (none spans a line): (mark, start, end, glued: a tatweel run
+    touching letters on both sides), each span with its spaces. The soft-only marks are left out."""
+    runs = [(m.group(1), m.start(), m.end(), False) for m in _SPACED.finditer(text)]
+    runs = [r for r in runs if r[0] not in SOFT_ONLY]
+    if "\u0640\u0640\u0640" in text:
+        for m in _TATWEEL.finditer(text):
+            a, b = m.start(), m.end()
+            while a > 0 and text[a - 1] in _SPACE:
+                a -= 1
+            while b < len(text) and text[b] in _SPACE:
+                b += 1
+            if a > 0 and b < len(text) and not text[a - 1].isspace() and not text[b].isspace():
+                runs.append(("\u0640", a, b, (a, b) == m.span()))
+        runs.sort(key=lambda r: r[1])
+    return runs
+
+
+def mark_caesura(text: str) -> str:
+    """The text with the poem's consistent separator run (see the module doc) replaced, on each line
+    that holds it once between half-lines of two words or more, by a tab (a fixed caesura mark).
+    Substring scans and one pass of `_SPACED` (and `_TATWEEL`) over the text, then the lines that
+    hold a run: linear."""
+    if any(f in text for f in _FIXED):
+        return text
+    runs = _runs(text)
+    if not runs:
+        return text
+    lines = text.split("\n")
+    by_line: dict[int, list[tuple[str, int, int, bool]]] = {}
+    i, start = 0, 0  # the line of the run, and where it starts in the text
+    for mark, a, b, glued in runs:
+        while start + len(lines[i]) < a:
+            start += len(lines[i]) + 1
+            i += 1
+        by_line.setdefault(i, []).append((mark, a - start, b - start, glued))
+    found: dict[str, list[tuple[int, int, int, bool]]] = {}
+    for i, line_runs in by_line.items():
+        line = lines[i]
+        once: dict[str, int] = {}
+        for r in line_runs:
+            once[r[0]] = once.get(r[0], 0) + 1
+        # the words between consecutive runs, counted once: words before and after each run
+        ends = [0, *(x for r in line_runs for x in r[1:3]), len(line)]
+        seg = [len(line[a:b].split()) for a, b in zip(ends[::2], ends[1::2], strict=True)]
+        before, after = 0, sum(seg)
+        for j, (mark, a, b, glued) in enumerate(line_runs):
+            before += seg[j]
+            after -= seg[j]
+            if once[mark] == 1 and before >= 2 and after >= 2:
+                found.setdefault(mark, []).append((i, a, b, glued))
+    at = max(found.values(), key=len, default=[])
+    if len(at) < 2 or len(at) < CONSISTENT * sum(1 for ln in lines if ln.strip()):
+        # no caesura mark for the poem: a tatweel run glued between two words, read where two
+        # halves are expected, is two spaces (a soft separator) rather than a letter stretched
+        at = [r for r in found.get("\u0640", ()) if r[3] and _between_words(lines[r[0]], r[1], r[2])]
+        if not at:
+            return text
+        sep = "  "
+    else:
+        sep = "\t"
+    for i, a, b, _ in at:  # one run of the mark per line
+        lines[i] = lines[i][:a] + sep + lines[i][b:]
+    return "\n".join(lines)
+
+
+SOFT = re.compile(
+    rf"(?=[\s/،؛,;])(?:{SOFT_RUN}|\s+/\s*|\s*/\s+|\s+[-–—]+\s+|\s*[،؛]\s*|\s*[,;]\s+|(?<=\S) {{2}}(?=\S))"
+)
+"""A soft separator between two half-lines (``scorer.text``: `` / ``, `` - ``, ``—``, ``،``, ``؛``,
+``, ``, two spaces, and any separator run). The separator run comes first: `` // `` is one run, not
+two slashes."""
+SOFT_TRIGGER = re.compile(rf"{SEPARATOR}| {{2}}")
+"""A character a soft separator needs (a cheap test before `SOFT` runs)."""
+
+NOT_JOINING = frozenset("اأإآٱدذرزوؤةء")
+"""Letters that never join the letter after them: a tatweel after one stretches nothing."""
+
+
+def _between_words(line: str, a: int, b: int) -> bool:
+    """A tatweel run ``line[a:b]`` glued to letters on both sides stands between two words (is no
+    kashida) when the letter before it joins no letter after it, or when the letters around it make
+    no word."""
+    if line[a - 1] in NOT_JOINING:
+        return True
+    left = line[:a].split()[-1]
+    right = line[b:].split()[0]
+    return not is_arabic_word(normalize_arabic(left + right))
