@@ -78,7 +78,7 @@ def test_an_unknown_rhyme_word_costs_at_least_an_unknown_body_word(poem: int, pi
 
 def test_particles_and_non_words_say_nothing() -> None:
     """A hemistich whose known words are particles only is worth nothing, the rhyme word real or not:
-    round 9's glue (w, fi, m3a, bech) around invented words (r9-128…132)."""
+    round 9's glue (w, fi, bech, ki) around invented words (r9-128…132)."""
     assert _gate([["w", "fi", "fikazi", "bech", "dar"]], True) == 0.0
     assert _gate([["w", "fi", "fikazi", "bech", "zelzar"]], True) == 0.0
     assert _gate([["w", "galbi", "fikazi", "bech", "dar"]], True) > 0.0
