@@ -86,7 +86,8 @@ PROSE_FREE = 60
 قصيدة على الصبر:``); the judge reads it too, and words aimed at the judge are `scorer.hidden`'s."""
 RHYME_UNKNOWN = 0.5
 """A hemistich whose last word, the one that carries the rhyme, is not a word keeps this share of its
-worth: an invented rhyme word costs more than an unknown word inside the line, never less."""
+worth (Arabic script), and never more than its body with one more unknown word (both scripts): an
+invented rhyme word costs at least what an unknown word inside the line costs (r9-128…132)."""
 OVERLAP_FROM, OVERLAP_FULL = 0.5, 0.8
 """Repetition by overlap, not equality: the share of a hemistich body's word pairs already met in
 earlier hemistichs. Below OVERLAP_FROM it is free (a repeated phrase, anaphora); at OVERLAP_FULL the
@@ -337,7 +338,7 @@ def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
     """Non-language, templates and copies earn nothing: every hemistich (a line without a caesura is
     one) is worth the share of its body words that are words of the asked script (the lexicon, less
     the pieces of `scorer.wordshape`), mapped by LINE_ZERO/LINE_FULL; times RHYME_UNKNOWN when its
-    last word is not a word; and less as it repeats earlier hemistichs (`_copy_share`). The mean
+    last word is not a word (or less); and less as it repeats earlier hemistichs (`_copy_share`). The mean
     worth over LANG_FULL (capped at 1) multiplies the quality. `refrain`: the form repeats a line
     verbatim, so a verbatim repeat is the refrain's business, not a copy."""
     word = (_ARABIZI_WORDS if arabizi else _ARABIC_WORDS).__getitem__
@@ -351,18 +352,17 @@ def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
             n = len(h)
             # the body decides: a real rhyme word glued onto gibberish does not make it language
             body = h[:-1] if n >= 3 else h
-            worth = (sum(map(word, body)) / len(body) - LINE_ZERO) / span
-            if worth <= 0.0:
-                continue
-            if worth > 1.0:
-                worth = 1.0
+            worth = min(1.0, ((known := sum(map(word, body))) / len(body) - LINE_ZERO) / span)
             if n >= 3 and not word(h[-1]):
                 # the rhyme word is looked up like any other: in Arabic script, where the lexicon
-                # knows 99 % of real words, an unknown one halves the hemistich; in Arabizi, whose
-                # lexicon knows about 90 % of real tokens, it costs what an unknown body word costs
+                # knows 99 % of real words, an unknown one halves the hemistich; in Arabizi (about
+                # 90 %) it costs its share of the words; in both, at least an unknown body word's cost
                 worth *= 1.0 - (1.0 - RHYME_UNKNOWN if not arabizi else 1.0 / (len(body) + 1))
-            if len(body) >= 3 and all(map(_FUNCTION_WORDS.__getitem__, body)):
-                continue  # particles and pronouns only: the line says nothing
+                worth = min(worth, ((known - 1) / len(body) - LINE_ZERO) / span)
+            if worth <= 0.0:
+                continue
+            if len(body) >= 3 and all(_FUNCTION_WORDS[w] or not word(w) for w in body):
+                continue  # particles, pronouns and non-words only: the line says nothing
             folded = [arabizi_fold(w) for w in h] if arabizi else h
             if n >= 4 and _rhyme_list(folded):
                 continue
