@@ -31,6 +31,7 @@ COMPILED = (
     "wordshape",
     "hidden",
     "msa",
+    "mashriq",
     "variety",
     "order",
     "score",
