@@ -105,7 +105,8 @@ the weight of one other dialect's markers that Tunisian does not share, each wor
 ``free`` costs nothing, and the variety gate (``foreign_gate``) falls linearly to 0 at ``zero``.
 Measured on the red-team rounds' genuine, harmless and imperfect poems and the samples: none
 carries more than 1 in Arabic script (وراه, مزيانة) or 2 in Arabizi (7alwa + ha, waš + 8a, hala +
-badna: Arabizi spelling meets other dialects' words more often)."""
+badna: Arabizi spelling meets other dialects' words more often); it touches no TArC sentence. A word
+only rival dialects share (zouina: Moroccan, Algerian) counts whole for each, half with French (le)."""
 FOREIGN_EXEMPT = frozenset({DERJA, "msa", "french", "english"})
 """Varieties whose markers FOREIGN_DOSE does not count (they still weigh in the Derja share): MSA,
 because Derja poetry borrows its particles (a genuine poem of round 6 carries اذا, ربما, قد, حين,
