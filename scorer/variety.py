@@ -69,6 +69,7 @@ VARIETIES: dict[str, tuple[str, ...]] = {  # DERJA first
         "maltese",
         "algerian",
         "libyan",
+        "gulf",
     ),
 }
 """The varieties told apart in each script; the first is Derja, ties between others go by order."""

@@ -100,3 +100,19 @@ def test_egyptian_rewrite_of_a_genuine_poem_scores_at_most_zero(data: st.DataObj
     assert got <= plain + EPSILON, (name, k, plain, got)
     if k >= FOREIGN_DOSE["arabizi"][1]:
         assert got <= 0.0, (name, k, plain, got, out[:300])
+
+
+GULF_ARABIZI = (
+    "ya 7abibi wainak al7in wesh 9ar feek ** shlon 5alaitni b roo7i ma tis2al 3anni\n"
+    "3ind el dareesha anti6rik kil misa ** tara el shoog thaba7ni w inta b3eed 3anni\n"
+    "kint abeek akthar min 3yooni ** wayed 9ibart w madri wesh asawi"
+)
+"""The Arabic-script Gulf poem of tests/test_variety.py, typed the Gulf way (r9-063's kind)."""
+
+
+def test_gulf_arabizi_reads_as_gulf_past_the_dose() -> None:
+    """Round 9's Gulf Arabizi (wayed, feech, ahebbech) read as Derja through its -ech words: Gulf
+    has a Latin list now, and a Gulf poem is named Gulf with the foreign gate at 0."""
+    got = detect(WORD.findall(GULF_ARABIZI), "arabizi")
+    assert got.variety == "gulf" and got.foreign_gate == 0.0, got
+    assert word_vote("ahebbech", "arabizi") == (("gulf", 1.0),)
