@@ -18,10 +18,10 @@ bnefsi) does not match:
   This is no spelling habit but a sound: Tunisians pronounce the qaf; the ``2`` they write is a
   real hamza (nes2el, mas2oul), whose ``9`` spelling is no word.
 
-All vote Egyptian and Levantine alike (both say them). On TArC's real Tunisian Arabizi and every
-honest Arabizi poem of the rounds and samples (bench/data/tarc, about 47,000 tokens) three word
-types match, once each in one sentence (bachar, billah's twin ilah is excluded by the five letters,
-saye2, ye5la2, 3ala2): none carries two. Linear: one fold and at most four set lookups a word.
+All vote Egyptian and Levantine alike (both say them). On TArC's real Tunisian Arabizi (about
+47,000 tokens), every honest Arabizi poem of the rounds and the samples, four word types match, in
+six sentences, one each (bachar 3 times, saye2, ye5la2, 3ala2; 2eme is listed shared): none carries
+two. Linear: two folds and at most five set lookups a word.
 """
 
 from __future__ import annotations
