@@ -19,9 +19,9 @@ bnefsi) does not match:
   real hamza (nes2el, mas2oul), whose ``9`` spelling is no word.
 
 All vote Egyptian and Levantine alike (both say them). On TArC's real Tunisian Arabizi (about
-47,000 tokens), every honest Arabizi poem of the rounds and the samples, four word types match, in
-six sentences, one each (bachar 3 times, saye2, ye5la2, 3ala2; 2eme is listed shared): none carries
-two. Linear: two folds and at most five set lookups a word.
+47,000 tokens), every honest Arabizi poem of the rounds and the samples, four word types match
+(bachar 3 tokens, saye2, ye5la2, 3ala2 one each; 2eme is listed shared): no sentence or poem carries
+two (tests/test_variety_mashriq.py). Linear: two folds and at most five set lookups a word.
 """
 
 from __future__ import annotations
