@@ -32,6 +32,7 @@ COMPILED = (
     "wordshape",
     "hidden",
     "msa",
+    "mashriq",
     "variety",
     "order",
     "score",

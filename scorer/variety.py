@@ -52,6 +52,7 @@ from typing import NamedTuple
 
 from scorer import msa as _msa
 from scorer.arabic import arabizi_fold, normalize_arabic
+from scorer.mashriq import EAST, east_form
 
 DIR = Path(__file__).resolve().parent / "lexicon" / "varieties"
 DERJA = "tunisian"
@@ -68,6 +69,7 @@ VARIETIES: dict[str, tuple[str, ...]] = {  # DERJA first
         "maltese",
         "algerian",
         "libyan",
+        "gulf",
     ),
 }
 """The varieties told apart in each script; the first is Derja, ties between others go by order."""
@@ -104,7 +106,8 @@ the weight of one other dialect's markers that Tunisian does not share, each wor
 ``free`` costs nothing, and the variety gate (``foreign_gate``) falls linearly to 0 at ``zero``.
 Measured on the red-team rounds' genuine, harmless and imperfect poems and the samples: none
 carries more than 1 in Arabic script (وراه, مزيانة) or 2 in Arabizi (7alwa + ha, waš + 8a, hala +
-badna: Arabizi spelling meets other dialects' words more often)."""
+badna: Arabizi spelling meets other dialects' words more often); it touches no TArC sentence. A word
+only rival dialects share (zouina: Moroccan, Algerian) counts whole for each, half with French (le)."""
 FOREIGN_EXEMPT = frozenset({DERJA, "msa", "french", "english"})
 """Varieties whose markers FOREIGN_DOSE does not count (they still weigh in the Derja share): MSA,
 because Derja poetry borrows its particles (a genuine poem of round 6 carries اذا, ربما, قد, حين,
@@ -281,8 +284,9 @@ def _verdict(order: tuple[str, ...], hits: list[Hit], script: str = "arabic", ms
     for vote, label in hits:
         if label not in met and all(v != DERJA for v, _ in vote):
             met.add(label)  # another dialect's word once: a refrain repeating it is one word
-            for v, weight in vote:
-                foreign[v] += weight
+            dialects = sum(w for v, w in vote if v not in FOREIGN_EXEMPT)  # whole for each dialect:
+            for v, _ in vote:  # a word of Egyptian or Levantine is no Derja word (French le: half)
+                foreign[v] += dialects
         # a Derja-only marker counts once, however often it comes: برشا after every line of an
         # Egyptian poem is one word of evidence, not ten (round 5); another variety's count per use
         if vote[0][0] == DERJA and len(vote) == 1:
@@ -356,6 +360,8 @@ _I_VOTE: Vote = tuple((v, 1.0 / 3) for v in ("msa", "gulf", "iraqi"))
 with b-, the Maghreb with n-); MSA's own dose counts it whole."""
 _ECH_VOTE: Vote = (("tunisian", ECH_WEIGHT),)
 _EGYPTIAN_NEGATION_VOTE: Vote = (("egyptian", EGYPTIAN_NEGATION_WEIGHT),)
+_EAST_VOTE: Vote = tuple((v, 1.0 / len(EAST)) for v in EAST)
+"""A Mashriq verb form or qaf read as hamza (``scorer.mashriq``): Egyptian and Levantine."""
 _MAGHREBI_VOTE: Vote = (("tunisian", MAGHREBI_VERB_WEIGHT / 2), ("moroccan", MAGHREBI_VERB_WEIGHT / 2))
 _NEGATION_VOTE: Vote = tuple((v, NEGATION_WEIGHT / 3) for v in ("tunisian", "moroccan", "egyptian"))
 _FIRST_PERSON_HIT: Hit = (
@@ -403,6 +409,8 @@ def _latin_morphology(low: str) -> Vote:
     and at least three letters (nlemmou, y7ebbou), ``-iw``/``-aw`` after at least three
     (nghanniw, nab9aw), or ``-ouch`` negated (ya3rfouch; the east writes ``-sh``): Tunisian or
     Moroccan, as in Arabic script; else nothing."""
+    if low.isascii() and east_form(low):
+        return _EAST_VOTE
     if len(low) < 5 or not low.isascii():
         return ()
     if low.endswith("ech") and not low.endswith("eech"):

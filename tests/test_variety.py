@@ -1,6 +1,6 @@
 """The variety detector (scorer/variety.py): Tunisian Derja told apart from MSA, Moroccan, Egyptian,
 Levantine, Gulf, Iraqi, Algerian, Libyan (Arabic script) and Moroccan, Egyptian, Levantine, Algerian,
-Libyan, French, English, Maltese (Latin script), on the held-out half of bench/data/varieties and on
+Libyan, French, English, Maltese, Gulf (Latin script), on the held-out half of bench/data/varieties and on
 the sample poems, and its properties under edits of a poem."""
 
 from __future__ import annotations

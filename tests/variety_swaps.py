@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from scorer.arabic import normalize_arabic
+from scorer.mashriq import east_form
 from scorer.score import score
 from scorer.variety import DERJA, PRONOUN_I, Variety, detect, word_vote
 
@@ -58,3 +59,36 @@ def detect_text(text: str, script: str, raw: bool = False) -> Variety:
     """The variety of a text's words; ``raw``: with the text before folding (MSA's أ- first person)."""
     ws = WORD.findall(text if script == "arabizi" else normalize_arabic(text))
     return detect(ws, script, text) if raw else detect(ws, script)
+
+
+def east_rewrites(text: str) -> list[tuple[str, str]]:
+    """Round 9's Egyptian and Levantine rewrite of a Tunisian Arabizi poem, one word at a time: a
+    body word (not a hemistich's last, not a Derja marker) that is an n- first person (nekteb, nghanni)
+    becomes its ba- form (bakteb, baghanni), and a word with the qaf as 9 or q (9albi, wa9t) its 2
+    form (2albi, wa2t), where `scorer.mashriq` reads the result as the Mashriq's. (Tunisian word,
+    rewrite) pairs, distinct, in text order."""
+    out: dict[str, str] = {}
+    for toks in (ln.split(" ") for ln in text.split("\n")):
+        for j, tok in enumerate(toks[:-1]):
+            if not WORD.fullmatch(tok) or toks[j + 1] in ("**", "/") or is_derja(tok, "arabizi"):
+                continue
+            low = tok.lower()
+            if low[:1] == "n" and low[1:2] not in "aeiou":
+                new = "ba" + low[1:]
+            elif "9" in low or "q" in low:
+                new = low.replace("9", "2").replace("q", "2")
+            else:
+                continue
+            if low not in out and east_form(new) and not is_derja(new, "arabizi"):
+                out[low] = new
+    return list(out.items())
+
+
+def rewrite(text: str, pairs: list[tuple[str, str]]) -> str:
+    """Every body token spelt as a pair's first word replaced by its second (hemistich ends kept)."""
+    swap = dict(pairs)
+    lines = []
+    for toks in (ln.split(" ") for ln in text.split("\n")):
+        last = {len(toks) - 1} | {j for j in range(len(toks) - 1) if toks[j + 1] in ("**", "/")}
+        lines.append(" ".join(t if j in last else swap.get(t.lower(), t) for j, t in enumerate(toks)))
+    return "\n".join(lines)
