@@ -93,13 +93,17 @@ def arabic_weight(words: list[str], verbs: set[str], un_verbs: int) -> tuple[flo
 
 
 def _latin_form(low: str) -> bool:
-    """A lower-cased Latin word shaped like MSA: a first person ``a…u`` or a case-ended feminine."""
+    """A lower-cased Latin word shaped like MSA: a first person ``a…u``, a case-ended feminine, or a
+    plural imperfect in ``-ūna`` (yal3abuna, yajtami3una: the Arabic script's -ون, which Derja does
+    not say). Tunisian Arabizi writes its plural -ou and an object -na after it (y7ebbouna, they
+    love us): of TArC's 15 y-/t- words in -una, every one is -ouna (tabouna, the oven, too)."""
     return (
         len(low) >= 6
         and low.isascii()
         and (
             (low[0] == "a" and low[-1] == "u" and low[-2] not in "aeiou")
             or (len(low) >= 7 and low.endswith(("atun", "atan")))
+            or (low[0] in "yt" and low.endswith("una") and low[-4] != "o")
         )
     )
 

@@ -20,7 +20,18 @@ ROOT = Path(__file__).resolve().parent.parent
 EPSILON = 1e-9
 FORMS = {
     "arabic": ["أكتب", "أسهر", "أمشي", "أسمع", "أقول", "أرجع", "الذي", "سوف", "ليس", "التي", "ذلك", "لن"],
-    "arabizi": ["aktubu", "ajlisu", "aqoolu", "allathi", "sawfa", "laysa", "lan", "tilka", "lastu"],
+    "arabizi": [
+        "aktubu",
+        "ajlisu",
+        "aqoolu",
+        "allathi",
+        "sawfa",
+        "laysa",
+        "lan",
+        "tilka",
+        "lastu",
+        "yal3abuna",
+    ],
 }
 """MSA forms an attacker (or a drifting model) would write."""
 
@@ -76,3 +87,10 @@ def test_swapping_in_msa_forms_past_the_dose_scores_at_most_zero(data: st.DataOb
     assert got <= plain + EPSILON, (name, words, plain, got)
     if k >= zero:
         assert got <= 0.0, (name, words, plain, got)
+
+
+def test_the_una_plural_is_msa_and_the_ouna_object_is_derja() -> None:
+    """A y-/t- imperfect in -una (yajtami3una, tal3abuna) is MSA's -ūna; Derja's plural -ou with the
+    object -na (y7ebbouna, they love us) and the oven (tabouna) are not, nor are short words."""
+    assert msa.latin_weight(["yajtami3una", "tal3abuna", "yal3abuna"])[0] == 3.0
+    assert msa.latin_weight(["y7ebbouna", "tabouna", "ta3rfouna", "yuna", "kuna", "bounaa"])[0] == 0.0
