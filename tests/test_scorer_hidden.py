@@ -96,24 +96,19 @@ def test_the_prefilters_hide_nothing_from_the_patterns(text: str) -> None:
     """Each full pattern, run on every text, finds a match exactly when `reader_text` reports one."""
     raw = unicodedata.normalize("NFKC", text)
     arabic = normalize_arabic(raw.translate(hidden._TO_ASCII_DIGITS))
-    full = bool(
-        hidden._HIDDEN_CHARS.search(text)
-        or hidden._MARKS_IN_WORDS.search(text)
-        or hidden._HIDDEN_MARKUP.search(raw)
-        or hidden._TO_A_JUDGE.search(raw)
-        or hidden._FORM_CLAIM.search(raw)
-        or hidden._TO_A_JUDGE_AR.search(arabic)
-        or hidden._FORM_CLAIM_AR.search(arabic)
-    )
-    assert bool(hidden.reader_text(text)) == full
-    in_thought = bool(
-        hidden._HIDDEN_CHARS.search(text)
-        or hidden._MARKS_IN_WORDS.search(text)
-        or hidden._HIDDEN_MARKUP.search(raw)
-        or hidden._TO_A_JUDGE_IN_THOUGHT.search(raw)
-        or hidden._TO_A_JUDGE_AR.search(arabic)
-    )
-    assert bool(hidden.reader_text(text, thought=True)) == in_thought
+    for thought, judge, claims in (
+        (False, hidden._TO_A_JUDGE, (hidden._FORM_CLAIM.search(raw), hidden._FORM_CLAIM_AR.search(arabic))),
+        (True, hidden._TO_A_JUDGE_IN_THOUGHT, ()),  # thought parts: the address only
+    ):
+        full = bool(
+            hidden._HIDDEN_CHARS.search(text)
+            or hidden._MARKS_IN_WORDS.search(text)
+            or hidden._HIDDEN_MARKUP.search(raw)
+            or judge.search(raw)
+            or hidden._TO_A_JUDGE_AR.search(arabic)
+            or any(claims)
+        )
+        assert bool(hidden.reader_text(text, thought)) == full, thought
 
 
 @pytest.mark.parametrize(
