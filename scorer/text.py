@@ -495,5 +495,5 @@ _NOT_ALNUM = re.compile(r"[\W_]+")
 
 def letters_only(text: str) -> str:
     """The letters of a line, for comparing lines (duplicates, refrain) regardless of spacing and
-    punctuation."""
-    return _NOT_ALNUM.sub("", text.lower())
+    punctuation: words and spaces alone are their join (``[^\\W_]`` is ``str.isalnum``), else the regex."""
+    return j if (j := "".join(text.lower().split())).isalnum() else _NOT_ALNUM.sub("", text.lower())
