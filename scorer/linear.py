@@ -35,7 +35,15 @@ def bound_spaces(text: str) -> str:
     """Cut every run of more than eight horizontal whitespace characters to the shortest run with the
     same meaning. No layout needs a longer run, and the caesura and soft-split patterns, which must
     look into a run to find a tab or three spaces, then see at most eight characters at a time."""
+    if _SPACES_9 not in text and text.replace("\n", "").isprintable():
+        # the only whitespace but newlines is the space (`isprintable` is false for every other
+        # whitespace character): no run without nine spaces in a row, found by C scans, where the
+        # regex tests its character class at every position
+        return text
     return _LONG_SPACE.sub(_space_run, text) if _LONG_SPACE.search(text) else text
+
+
+_SPACES_9 = " " * 9
 
 
 def drop_thinking(text: str) -> str:

@@ -56,13 +56,28 @@ _RAW_WORD = re.compile("[\u0621-\u0652\u0640]+")
 each run, not by the pattern: ``X*أX*`` backtracks over every start of a long run without it)."""
 
 
+def _hamza_runs(raw: str) -> list[str]:
+    """``[t for t in _RAW_WORD.findall(raw) if "أ" in t]``: each run found from an ``أ`` outwards, so
+    the text is scanned by ``str.find``, not matched word by word (a poem holds a few such words)."""
+    out: list[str] = []
+    n = len(raw)
+    i = raw.find("أ")
+    while i >= 0:
+        start, stop = i, i + 1
+        while start > 0 and "\u0621" <= raw[start - 1] <= "\u0652":  # _RAW_WORD's class (U+0640 inside)
+            start -= 1
+        while stop < n and "\u0621" <= raw[stop] <= "\u0652":
+            stop += 1
+        out.append(raw[start:stop])
+        i = raw.find("أ", stop)
+    return out
+
+
 def first_person_verbs(raw: str, words: set[str]) -> set[str]:
     """The folded forms of the MSA first person singular imperfects (and أن) in ``raw`` whose
     folded form is in ``words`` (the poem's)."""
     out: set[str] = set()
-    for token in _RAW_WORD.findall(raw):
-        if "أ" not in token:
-            continue
+    for token in _hamza_runs(raw):
         w = _DIACRITICS.sub("", token)
         if w[0] in "وف" and len(w) > 3:
             w = w[1:]

@@ -8,3 +8,6 @@ import cython
                c=cython.Py_ssize_t, a=cython.Py_ssize_t, base=cython.Py_ssize_t,
                actual=cython.double, expected=cython.double, pairs=cython.double)
 cpdef double line_gain(list cs, double[:] table, Py_ssize_t k)
+
+@cython.locals(total=cython.double, cs=list)
+cpdef double lines_gain(list rows, double[:] table, Py_ssize_t k)

@@ -442,17 +442,17 @@ def _unfold_slashed(raw_lines: list[str]) -> list[str]:
 _SPLIT_CHAR = re.compile("[*…\t|\u3000⁂]")
 
 
-_ARABIC_BLOCK_NOT_LETTER = re.compile(
-    "[" + "".join(re.escape(chr(c)) for c in range(0x0600, 0x0700) if chr(c) not in ARABIC_LETTERS) + "]"
-)
+_LOW_OFF = bytes(chr(0x600 + c) not in ARABIC_LETTERS for c in range(256))  # low bytes of no letter in 06
+_HIGH_IN = bytes(c == 6 for c in range(256))  # the Arabic block's high byte (U+0600–U+06FF)
 
 
 def _count_arabic_letters(text: str) -> int:
-    """``len(NON_ARABIC_LETTER.sub("", text))``: the characters of the Arabic block U+0600–U+06FF
-    (the ones whose UTF-16 high byte is 06: C-speed slicing and counting) less the block's
-    non-letters (few are left after folding). Counting each of the 29 letters costs twice as much."""
-    in_block = text.encode("utf-16-le", "surrogatepass")[1::2].count(6)
-    return in_block - len(_ARABIC_BLOCK_NOT_LETTER.findall(text)) if in_block else 0
+    """``len(NON_ARABIC_LETTER.sub("", text))``: the UTF-16 code units whose high byte is 06 (the Arabic
+    block) less those whose low byte there is no letter, ANDed as two bit strings (C-speed slicing,
+    translating and counting; a regex tried at every character, or counting each letter, costs more)."""
+    b = text.encode("utf-16-le", "surrogatepass")
+    off = int.from_bytes(b[::2].translate(_LOW_OFF)) & int.from_bytes(b[1::2].translate(_HIGH_IN))
+    return b[1::2].count(6) - off.bit_count()
 
 
 def _has_any(text: str, chars: str) -> bool:
@@ -494,5 +494,5 @@ _NOT_ALNUM = re.compile(r"[\W_]+")
 
 def letters_only(text: str) -> str:
     """The letters of a line, for comparing lines (duplicates, refrain) regardless of spacing and
-    punctuation."""
-    return _NOT_ALNUM.sub("", text.lower())
+    punctuation: words and spaces alone are their join (``[^\\W_]`` is ``str.isalnum``), else the regex."""
+    return j if (j := "".join(text.lower().split())).isalnum() else _NOT_ALNUM.sub("", text.lower())
