@@ -361,8 +361,8 @@ def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
                 worth = min(worth, ((known - 1) / len(body) - LINE_ZERO) / span)
             if worth <= 0.0:
                 continue
-            if len(body) >= 3 and all(_FUNCTION_WORDS[w] or not word(w) for w in body):
-                continue  # particles, pronouns and non-words only: the line says nothing
+            if len(body) >= 3 and min(map(_FUNCTION_WORDS.__getitem__, filter(word, body)), default=True):
+                continue  # particles, pronouns and non-words only (no closure: cpdef): says nothing
             folded = [arabizi_fold(w) for w in h] if arabizi else h
             if n >= 4 and _rhyme_list(folded):
                 continue

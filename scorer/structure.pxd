@@ -5,7 +5,7 @@
 import cython
 
 @cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, total=cython.double)
-cpdef double _pair_mean(list keys)
+cpdef double _pair_mean(list keys, object sim=*)
 
 @cython.locals(values=list, row=list)
-cpdef double _cross_mean(list a, list b, dict rows)
+cpdef double _cross_mean(list a, list b, dict rows, object sim=*)
