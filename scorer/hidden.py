@@ -105,7 +105,7 @@ _TO_A_JUDGE_AR = re.compile(
 _AR_KEYS = (
     "المحكم", "التحكيم", "المصحح", "الاصطناعي", "نموذج", "كامله", "درجه", "علامه", "نقطه", "تجاهل",
     "القصيده", "عشره", "عشرين", "ميه", "عطي", "تستاهل", "يا اللي", "قارئ", "عدد", "تقييم", "الامتياز",
-    "تستحق", "للي",
+    "تستحق", "يقرا", "يقري", "يصحح", "يقيم",
 )  # fmt: skip
 """Every alternative of `_TO_A_JUDGE_AR` holds one of these (or a digit): the pattern runs only on a
 text that does, since trying its alternatives at every letter of a poem costs more than scoring it."""
