@@ -206,9 +206,14 @@ class Model:
             fill(0)
         rows: list[list[int]] = []
         moved = 0
+        seen: set[tuple[str, ...]] = set()
         for words in lines:
             if len(words) < MIN_WORDS:
                 continue
+            # a line sung again (a refrain, the opening bayt) is one line's evidence of order
+            if (line := tuple(words)) in seen:
+                continue
+            seen.add(line)
             cs = [known(w) or cid(w) for w in words]  # class 0 is <s>, never a word's
             m = len(cs) - 1
             first = cs[0]

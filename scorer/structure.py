@@ -17,7 +17,7 @@ from typing import Any
 
 from scorer.arabic import RhymeKey, contrast_similarity, rhyme, rhyme_similarity
 from scorer.catalogue import FormSpec
-from scorer.refrain import OWN_REFRAIN, heads, is_copy, own_refrain, refrains_of, same_line
+from scorer.refrain import OWN_REFRAIN, heads, is_copy, own_refrain, refrains_of, same_line, whole_bayt
 from scorer.stanzas import regroup
 from scorer.text import Line, Poem, letters_only
 
@@ -226,7 +226,9 @@ def score_strophic(
             second = b0[1]
             opening = [first.words, second.words]
             rest = b0[2:]
-        refrain_texts = [letters_only(" ".join(halves[0])), first.key]
+        # the first half-line, the first line, and the whole bayt (one line where it is two)
+        bayt = "".join(letters_only(" ".join(w)) for w in opening)
+        refrain_texts = [letters_only(" ".join(halves[0])), first.key, bayt]
         refrain_heads = heads(first.words)
         if rest:
             blocks.insert(0, rest)
@@ -271,6 +273,7 @@ def score_strophic(
         [rhyme(w[-1]) for w in opening if w],
         lambda ln: id(ln) in sung_lines,
     )
+    blocks = whole_bayt(blocks, [letters_only(" ".join(w)) for w in opening])
 
     refrain_mode = refs.get("refrain", "").strip().lower()
     main_keys: list[RhymeKey] = [rhyme(w[-1]) for w in opening if w]

@@ -1,0 +1,84 @@
+"""A response sent in several text parts scores as the one text the SDK makes of them (docs/scorer.md,
+principle 7, "Genuine layouts are free"; ``scorer/response.py``): Gemini's parts are pieces of one
+stream, cut anywhere: at a space, at a line or stanza break, or inside a word.
+
+The genuine corpus: every sample poem (both scripts, ``tests/test_scorer_layouts.py``'s corpus) and
+every genuine case of the red-team rounds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_scorer_layouts import CORPUS as LAYOUT_CORPUS
+
+from scorer.response import extract_text
+from scorer.score import score
+
+ROUNDS = Path(__file__).resolve().parent / "redteam_rounds"
+CORPUS = [c for c in LAYOUT_CORPUS if c[0].startswith("sample")] + [
+    (case["id"], case["text"], case["references"])
+    for path in sorted(ROUNDS.glob("round*.jsonl"))
+    for case in map(json.loads, path.read_text(encoding="utf-8").splitlines())
+    if case["tier"] == "genuine"
+]
+
+
+def _plain(text: str, refs: dict[str, str]) -> float:
+    return score({"parts": [{"text": text}]}, refs).reward
+
+
+def _cuts(text: str, where: str) -> list[int]:
+    """Positions a stream may be cut at: beside whitespace (``space``), or between two letters of a
+    word (``word``)."""
+    if where == "space":
+        return [i for i in range(1, len(text)) if text[i - 1].isspace() or text[i].isspace()]
+    return [i for i in range(1, len(text)) if text[i - 1].isalnum() and text[i].isalnum()]
+
+
+def _parts(text: str, cuts: list[int]) -> list[dict[str, str]]:
+    at = [0, *sorted(set(cuts)), len(text)]
+    return [{"text": text[a:b]} for a, b in itertools.pairwise(at) if b > a]
+
+
+@settings(deadline=None, derandomize=True, max_examples=150)
+@given(poem=st.sampled_from(CORPUS), data=st.data())
+def test_parts_cut_at_whitespace_join_to_the_poem(
+    poem: tuple[str, str, dict[str, str]], data: st.DataObject
+) -> None:
+    """Cut at 1-3 places beside a space, a line break or a blank line: the SDK's join, nothing added."""
+    name, text, refs = poem
+    where = _cuts(text, "space")
+    cuts = data.draw(st.lists(st.sampled_from(where), min_size=1, max_size=3))
+    parts = _parts(text, cuts)
+    assert extract_text({"parts": parts}) == text
+    assert score({"parts": parts}, refs).reward == _plain(text, refs), name
+
+
+@settings(deadline=None, derandomize=True, max_examples=150)
+@given(poem=st.sampled_from(CORPUS), data=st.data())
+def test_a_word_cut_by_the_stream_is_glued_back(
+    poem: tuple[str, str, dict[str, str]], data: st.DataObject
+) -> None:
+    """Cut at 1-3 places inside words (and at whitespace too): each cut word is glued back."""
+    name, text, refs = poem
+    inside = data.draw(st.lists(st.sampled_from(_cuts(text, "word")), min_size=1, max_size=3))
+    beside = data.draw(st.lists(st.sampled_from(_cuts(text, "space")), max_size=1))
+    parts = _parts(text, inside + beside)
+    assert extract_text({"parts": parts}) == text, (name, [p["text"][-12:] for p in parts])
+    assert score({"parts": parts}, refs).reward == _plain(text, refs), name
+
+
+def test_parts_one_line_each_are_lines() -> None:
+    """A part per line with no line break in it (as round 10's r10-178 sends) is a line per part; a
+    part that ends at punctuation is a line too; a part that cuts a line at a word keeps the line."""
+    text = next(t for n, t, _r in CORPUS if n == "sample arabic malzuma")
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    assert extract_text({"parts": [{"text": ln} for ln in lines]}) == "\n".join(lines)
+    assert extract_text({"parts": [{"text": "يا ليل،"}, {"text": "يا عين"}]}) == "يا ليل،\nيا عين"
+    head, _, tail = lines[1].rpartition(" ")
+    assert extract_text({"parts": [{"text": head + " "}, {"text": tail}]}) == lines[1]
