@@ -7,7 +7,8 @@ from its foreign dose because Derja poetry borrows them (حين, اذا, ربم�
 counts only what Derja does not say, each distinct form once:
 
 - the words of ``lexicon/varieties/<script>/msa_own.txt`` (الذي, سوف, لن, لم, ليس, ذلك; Latin
-  allathi, sawfa, laysa, aktubu);
+  allathi, sawfa, laysa, aktubu), and MSA content words Derja says with its own (ينتظر for يستنى,
+  يأتي for يجي, صارت for ولّات, الآن for توّا: round 10 wrote MSA around every particle);
 - in Arabic script, the first person singular imperfect in ``أ-`` (أكتب, أسهر, وأسأل, سأرجع; Derja
   says نكتب): read from the raw text, since ``normalize_arabic`` folds أ to ا and اكتب is also
   the imperative. A raw word is one when, without its diacritics and a و/ف or سـ before it, it is

@@ -13,13 +13,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from variety_swaps import detect_text, reward, samples, swap_in
 
+from bench.redteam_rounds import load
 from scorer import msa
-from scorer.variety import DERJA, MSA_DOSE
+from scorer.text import parse_poem
+from scorer.variety import DERJA, MSA_DOSE, detect
 
 ROOT = Path(__file__).resolve().parent.parent
 EPSILON = 1e-9
 FORMS = {
-    "arabic": ["أكتب", "أسهر", "أمشي", "أسمع", "أقول", "أرجع", "الذي", "سوف", "ليس", "التي", "ذلك", "لن"],
+    "arabic": [
+        *("أكتب", "أسهر", "أمشي", "أسمع", "أقول", "أرجع", "الذي", "سوف", "ليس", "التي", "ذلك", "لن"),
+        *("ينتظر", "يأتي", "جالس", "يمضي", "صارت", "الآن", "كثيرا", "بغير"),  # content words Derja replaces
+    ],
     "arabizi": [
         "aktubu",
         "ajlisu",
@@ -62,6 +67,20 @@ def test_each_form_counts_once_and_the_dose_ramps(script: str) -> None:
             assert got.counts[DERJA] > 0.0, name
             if gate == 0.0 and script == "arabic":
                 assert got.variety == "msa", got
+
+
+def test_no_honest_poem_of_the_rounds_carries_a_free_dose() -> None:
+    """Every MSA form listed (msa_own.txt, with the content words Derja replaces: ينتظر, يأتي,
+    جالس, صارت, الآن) is absent from every genuine, harmless and imperfect poem of the red-team
+    rounds: none carries any, so one such word in an honest poem is the first, and two (MSA_DOSE's
+    zero) are never an honest poem's (bench/derja_density.py prints the figures)."""
+    honest = [c for c in load() if c.tier in ("genuine", "harmless", "imperfect")]
+    assert len(honest) > 700
+    for case in honest:
+        script = (case.references.get("script") or "arabic").lower()
+        poem = parse_poem(case.text)
+        got = detect([w for ln in poem.lines for w in ln.words], script, case.text)
+        assert got.msa == 0.0, (case.id, got.msa)
 
 
 def test_folded_imperative_and_nouns_are_not_the_first_person() -> None:
