@@ -34,7 +34,7 @@ from scorer.wordshape import FUNCTION_WORD_LETTERS, is_function_word, is_piece
 ITA_WINDOW = 7
 """Classical tolerance: a rhyme word may come back after about seven lines (al-Hāshimī)."""
 ITA_NEAR, ITA_FAR = 0.07, 0.015
-"""Penalty per reused rhyme word, within the window and beyond it (tolerated, a token cost)."""
+"""Penalty per reused rhyme word, within the window (past two, twice: r10-123) and beyond it (a token)."""
 
 BABBLE_FROM, BABBLE_FULL = 0.25, 0.65
 """A line's repetition below BABBLE_FROM is free (anaphora: "يا أمي يا الحنينة", "وين الربيع
@@ -274,7 +274,7 @@ def _common_penalties(poem: Poem, lines: list[Line], ends: Ends, pen: dict[str, 
                         far += 1
                 last_seen[w] = i
     if near or far:
-        pen["ita"] = min(0.6, ITA_NEAR * near + ITA_FAR * far)
+        pen["ita"] = min(0.6, ITA_NEAR * (near + max(0, near - 2)) + ITA_FAR * far)
 
     keys = [ln.key for ln in ends.lines]
     dups = len(keys) - len(set(keys))  # lines whose key came before
