@@ -43,9 +43,14 @@ class Case:
     """The response's parts where the case needs more than its text (a thought part)."""
 
 
+def _number(round_name: str | Path) -> int:
+    """A round's number (``round10`` after ``round9``, not after ``round1``)."""
+    return int(Path(round_name).stem.removeprefix("round"))
+
+
 def load(folder: Path = ROUNDS) -> list[Case]:
     cases = []
-    for path in sorted(folder.glob("round*.jsonl")):
+    for path in sorted(folder.glob("round*.jsonl"), key=_number):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 d = json.loads(line)
@@ -94,7 +99,7 @@ def table(results: list[tuple[Case, float, bool]]) -> str:
         cell = counts[(case.round, case.tier)]
         cell[0] += ok
         cell[1] += 1
-    rounds = sorted({c.round for c, _, _ in results})
+    rounds = sorted({c.round for c, _, _ in results}, key=_number)
     lines = ["| round | " + " | ".join(TIERS) + " |", "|---|" + "---|" * len(TIERS)]
     for rnd in rounds:
         cells = [f"{counts[(rnd, t)][0]}/{counts[(rnd, t)][1]}" for t in TIERS]
