@@ -14,14 +14,13 @@ import json
 from pathlib import Path
 
 import pytest
+from sample_poems import SAMPLES, sample_poems
 
 from scorer.arabic import normalize_arabic, rhyme_key, similarity
-from scorer.catalogue import FORMS
 from scorer.score import score
 from scorer.text import parse_poem
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "data" / "samples"
 TOLERANCE = 0.1
 GENUINE = 0.8
 
@@ -31,14 +30,7 @@ def _reward(text: str, refs: dict[str, str]) -> float:
 
 
 def _corpus() -> list[tuple[str, str, dict[str, str], float]]:
-    out = []
-    for script, folder in (("arabic", SAMPLES), ("arabizi", SAMPLES / "arabizi")):
-        for path in sorted(folder.glob("*.txt")):
-            refs = {"form": path.stem, "script": script}
-            if FORMS[path.stem].refrain != "none":
-                refs["refrain"] = "yes"
-            text = path.read_text(encoding="utf-8")
-            out.append((f"sample {script} {path.stem}", text, refs, _reward(text, refs)))
+    out = [(name, text, refs, _reward(text, refs)) for name, text, refs in sample_poems()]
     for path in sorted((ROOT / "tests" / "redteam_rounds").glob("round*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             case = json.loads(line) if line.strip() else {}

@@ -4,27 +4,13 @@ from the third (issue 18, round 10: a gsim whose first-half rhyme is one word in
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from sample_poems import SAMPLES, sample_poems
 
-from scorer.catalogue import FORMS
 from scorer.score import ITA_NEAR, score
 
-SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
-CASES = [
-    (
-        path,
-        {
-            "form": path.stem,
-            "script": script,
-            **({"refrain": "yes"} if FORMS[path.stem].refrain != "none" else {}),
-        },
-    )
-    for script, folder in (("arabic", SAMPLES), ("arabizi", SAMPLES / "arabizi"))
-    for path in sorted(folder.glob("*.txt"))
-]
-IDS = [f"{refs['script']}-{path.stem}" for path, refs in CASES]
+CASES = sample_poems()
+IDS = [name for name, _, _ in CASES]
 
 
 def _reward(text: str, refs: dict[str, str]) -> float:
@@ -44,9 +30,8 @@ def _first_halves_one_word(text: str) -> str:
     return "\n".join(out)
 
 
-@pytest.mark.parametrize(("path", "refs"), CASES, ids=IDS)
-def test_one_word_at_every_line_end_scores_at_most_zero(path: Path, refs: dict[str, str]) -> None:
-    text = path.read_text(encoding="utf-8")
+@pytest.mark.parametrize(("name", "text", "refs"), CASES, ids=IDS)
+def test_one_word_at_every_line_end_scores_at_most_zero(name: str, text: str, refs: dict[str, str]) -> None:
     lines = text.split("\n")
     ends = [ln.rstrip().split(" ")[-1] for ln in lines if ln.strip()]
     one = "\n".join(" ".join([*ln.rstrip().split(" ")[:-1], ends[0]]) if ln.strip() else ln for ln in lines)

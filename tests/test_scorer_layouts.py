@@ -19,24 +19,18 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sample_poems import sample_poems
 
 from scorer.catalogue import FORMS
 from scorer.score import score
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "data" / "samples"
 TOLERANCE = 0.1
 _CAESURA = re.compile(r" \*\* | {3,}|\t")
 
 
 def _corpus() -> list[tuple[str, str, dict[str, str]]]:
-    out = []
-    for script, folder in (("arabic", SAMPLES), ("arabizi", SAMPLES / "arabizi")):
-        for path in sorted(folder.glob("*.txt")):
-            refs = {"form": path.stem, "script": script}
-            if FORMS[path.stem].refrain != "none":
-                refs["refrain"] = "yes"
-            out.append((f"sample {script} {path.stem}", path.read_text(encoding="utf-8"), refs))
+    out = sample_poems()
     for line in (ROOT / "tests" / "redteam_rounds" / "round1.jsonl").read_text(encoding="utf-8").splitlines():
         case = json.loads(line)
         if case["tier"] == "genuine":

@@ -12,6 +12,7 @@ import itertools
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_scorer_layouts import CORPUS as LAYOUT_CORPUS
@@ -45,30 +46,22 @@ def _parts(text: str, cuts: list[int]) -> list[dict[str, str]]:
     return [{"text": text[a:b]} for a, b in itertools.pairwise(at) if b > a]
 
 
+@pytest.mark.parametrize("inside", [False, True], ids=["at-whitespace", "inside-words"])
 @settings(deadline=None, derandomize=True, max_examples=150)
 @given(poem=st.sampled_from(CORPUS), data=st.data())
-def test_parts_cut_at_whitespace_join_to_the_poem(
-    poem: tuple[str, str, dict[str, str]], data: st.DataObject
+def test_parts_join_to_the_poem(
+    inside: bool, poem: tuple[str, str, dict[str, str]], data: st.DataObject
 ) -> None:
-    """Cut at 1-3 places beside a space, a line break or a blank line: the SDK's join, nothing added."""
+    """Cut at 1-3 places beside a space, a line break or a blank line (the SDK's join, nothing added),
+    or inside words and at most once at whitespace (each cut word glued back): the text and the
+    reward are the one-part poem's."""
     name, text, refs = poem
-    where = _cuts(text, "space")
-    cuts = data.draw(st.lists(st.sampled_from(where), min_size=1, max_size=3))
+    cuts = data.draw(
+        st.lists(st.sampled_from(_cuts(text, "word" if inside else "space")), min_size=1, max_size=3)
+    )
+    if inside:
+        cuts += data.draw(st.lists(st.sampled_from(_cuts(text, "space")), max_size=1))
     parts = _parts(text, cuts)
-    assert extract_text({"parts": parts}) == text
-    assert score({"parts": parts}, refs).reward == _plain(text, refs), name
-
-
-@settings(deadline=None, derandomize=True, max_examples=150)
-@given(poem=st.sampled_from(CORPUS), data=st.data())
-def test_a_word_cut_by_the_stream_is_glued_back(
-    poem: tuple[str, str, dict[str, str]], data: st.DataObject
-) -> None:
-    """Cut at 1-3 places inside words (and at whitespace too): each cut word is glued back."""
-    name, text, refs = poem
-    inside = data.draw(st.lists(st.sampled_from(_cuts(text, "word")), min_size=1, max_size=3))
-    beside = data.draw(st.lists(st.sampled_from(_cuts(text, "space")), max_size=1))
-    parts = _parts(text, inside + beside)
     assert extract_text({"parts": parts}) == text, (name, [p["text"][-12:] for p in parts])
     assert score({"parts": parts}, refs).reward == _plain(text, refs), name
 
