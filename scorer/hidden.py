@@ -295,6 +295,15 @@ def reader_text(raw: str, thought: bool = False) -> str:
 _WORD_SIGNS = re.compile("[\ufdf0-\ufdfd]")
 """Presentation forms that stand for a whole word (ﷲ, ﷺ, ﷻ, ﷽): religious text carries them as
 signs, typed from a symbol list, so they are not lookalike letters."""
+_NOT_LETTERS = frozenset(
+    c
+    for c in map(chr, [*range(0xFB50, 0xFE00), *range(0xFE70, 0xFEFF)])
+    if not unicodedata.category(c).startswith("L") or _WORD_SIGNS.match(c)
+)
+"""What the presentation blocks hold besides letters: the word signs, symbols (U+FBB2–U+FBC2: the
+dots and marks of Arabic script as signs, ornate brackets ﴾﴿), unassigned points. A poem may part
+its half-lines with one (﮸ between them is a mark, round 9's class of caesurae); only letters written
+as presentation forms read as the poem without being its letters."""
 LOOKALIKE_FREE = 0.02
 """Share of lookalike letters a poem keeps at no cost: a stray lam-alef ligature (ﻻ) pasted from
 another text, one letter in fifty."""
@@ -313,7 +322,7 @@ def lookalike_gate(raw: str) -> float:
     forms = PRESENTATION.findall(raw)
     if not forms:
         return 1.0
-    lookalikes = len(forms) - len(_WORD_SIGNS.findall("".join(forms)))
+    lookalikes = len(forms) - sum(c in _NOT_LETTERS for c in forms)
     letters = raw.encode("utf-16-le", "surrogatepass")[1::2].count(6) + lookalikes
     share = lookalikes / max(letters, 1)
     return max(0.0, min(1.0, 1.0 - (share - LOOKALIKE_FREE) / (LOOKALIKE_ZERO - LOOKALIKE_FREE)))

@@ -228,6 +228,8 @@ def test_the_lookalike_gate_ramps_from_two_to_ten_per_cent() -> None:
     assert gate(10, 90) == 0.0 == gate(1)
     assert gate(3, 97) > gate(4, 96) > gate(8, 92) > gate(9, 91)
     assert gate(0, 50, signs=50) == 1.0  # word signs are not counted as lookalike letters
+    # nor the block's symbols: a dot sign or an ornate bracket between half-lines is a mark (CI caught ﮸)
+    assert hidden.lookalike_gate("ب" * 50 + " \ufbb8 \ufd3e\ufd3f" * 10) == 1.0
 
 
 @pytest.mark.parametrize(
