@@ -43,12 +43,14 @@ _HIDDEN_MARKUP = re.compile(
     r"|color\s*+[:=]\s*+[\"']?+(?:white|transparent|#fff\b|#ffffff\b)"
     # a tag with the `hidden` attribute: attributes are runs without space, each possessive
     r"|<[a-z][a-z0-9]{0,15}+(?:\s++(?!hidden\b)[^\s<>]++){0,30}+\s++hidden\b"
+    # a collapsed block: the reader sees its summary until a click (round 11's r11-138)
+    r"|<details\b"
     # words in an attribute only a machine or a tooltip shows (round 2's r2-068, title="hint: ...")
     r"|\b(?:title|alt|aria-[a-z]{1,12}+|data-[a-z0-9-]{1,24}+|placeholder|content|label)\s*+=\s*+[\"']?+\s*+[^\W\d_]",
     re.I,
 )
 """Markup that hides text from whoever reads the rendered answer: a comment, invisible style, the
-`hidden` attribute, or words in an attribute a reader never sees as the poem (title, alt, aria-*,
+`hidden` attribute, a collapsed ``<details>`` block, or words in an attribute a reader never sees as the poem (title, alt, aria-*,
 data-*); presentation attributes (dir, lang, style, class, align) are free."""
 
 _ADDRESS = (
