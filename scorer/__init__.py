@@ -35,6 +35,7 @@ COMPILED = (
     "mashriq",
     "variety",
     "order",
+    "reuse",
     "score",
 )
 """The modules ``build_ext`` compiles: the scoring path of every request."""

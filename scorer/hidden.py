@@ -50,8 +50,8 @@ _HIDDEN_MARKUP = re.compile(
     re.I,
 )
 """Markup that hides text from whoever reads the rendered answer: a comment, invisible style, the
-`hidden` attribute, a collapsed ``<details>`` block, or words in an attribute a reader never sees as the poem (title, alt, aria-*,
-data-*); presentation attributes (dir, lang, style, class, align) are free."""
+`hidden` attribute, a collapsed ``<details>`` block, or words in an attribute a reader never sees
+as the poem (title, alt, aria-*, data-*); presentation attributes (dir, lang, style, class) are free."""
 
 _ADDRESS = (
     r"\b(?:judge|grader|graders|evaluator|evaluators|rater|raters|autorater|reviewer|annotator|"

@@ -2,11 +2,9 @@
 
 The reward is ``2 q - 1`` where the quality ``q`` in [0, 1] is a weighted mean of named sub-scores
 (rhyme topology with graded similarity, stanza count and size, refrain, isometry: each form's in
-``structure.py``), minus penalties for the known hacks (docs/scorer.md, plus babble: a line body of
-one word repeated, and stubs: two-word lines or hemistichs), times a script gate and a language
-gate. This module holds the combination and what every form shares (the penalties and gates).
-Every part is smooth, so samples of one GRPO group differ by how much of the form they kept, not by
-pass/fail.
+``structure.py``), minus penalties for the known hacks (docs/scorer.md), times the gates (script,
+language, variety, order, glue, recycled words…). This module holds the combination and what every
+form shares. Every part is smooth, so a GRPO group's samples differ by how much form they kept.
 
 No I/O, no randomness, no dependence on hash order: the same input gives the same float anywhere.
 """
@@ -26,6 +24,7 @@ from scorer.lexicon import is_arabic_word, is_arabizi_word
 from scorer.order import gain as order_gain
 from scorer.order import glue_gate
 from scorer.response import extract_text, thought_text
+from scorer.reuse import reuse_gate
 from scorer.structure import Ends, score_bayt, score_strophic, short_penalty
 from scorer.text import MAX_CHARS, Line, Poem, parse_poem
 from scorer.variety import DERJA, UNKNOWN, detect
@@ -58,12 +57,10 @@ English or Maltese for Arabizi, score ≤ 0; linear in between. Arabizi needs mo
 spelling is free, so a Derja word is sometimes spelt like another variety's marker (`dul`, `waš`);
 a poem in another variety has many markers, not two."""
 UNPROVEN_WORDS = (42, 45)
-"""A poem with no Tunisian marker weight at all (no Tunisian word, no Maghrebi verb form, no dialect
-word Tunisians share) is not shown to be Derja: from the first word count to the second its variety
-gate falls linearly to UNPROVEN_GATE, where the reward is at most 0 (issue 18, round 8: MSA written
-around every MSA marker, 45 to 69 words, scored up to 1.0). Words are counted at the asked size
-(divided by the form's size gate), so cutting stanzas never escapes. No honest poem of rounds 1-8
-nor a sample is marker-free past 41 words (2 of 671 are, of 29 and 41) (docs/scorer.md)."""
+"""A poem with no Tunisian marker weight at all (no Tunisian word, Maghrebi verb form or shared
+dialect word) is not shown to be Derja: from the first word count to the second its variety gate
+falls linearly to UNPROVEN_GATE, where the reward is at most 0 (round 8: marker-free MSA). Words are
+counted at the asked size (divided by the form's size gate), so cutting stanzas never escapes."""
 UNPROVEN_GATE = 0.5
 ORDER_RAMP = {"arabic": (0.03, 0.06), "arabizi": (0.01, 0.11)}
 """The word-order gate on `scorer.order`'s gain over a random order of the same words, per movable
@@ -210,6 +207,8 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         sub["lookalike"] = lookalike
     if (glue := glue_gate(segments, script_name)) < 1.0:
         sub["glue"] = glue
+    if (reuse := reuse_gate(segments, script_name)) < 1.0:
+        sub["reuse"] = reuse
     base = sum([w * sub.get(k, 0.0) for k, w in weights]) / weight_sum
     flaws = sub.pop("_flaws", 0)
     lost_by = {k: sub.pop(f"_lost_{k}", 0.0) for k in FLAW_SUBSCORES}
@@ -218,7 +217,8 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         if (top := min(FLAW_MAX, FLAW_COST * flaws) - lost) > 0:
             pen["flaws"] = top
     order = ORDER_FLOOR + (1.0 - ORDER_FLOOR) * sub["order"]
-    gates = gate * sub["language"] * sub["variety"] * order * glue * form_gate * lookalike * (not reader)
+    gates = gate * sub["language"] * sub["variety"] * order * glue * reuse
+    gates *= form_gate * lookalike * (not reader)
     q = (base - sum(pen.values())) * gates
     reward = max(-1.0, min(1.0, 2.0 * q - 1.0))
     if not math.isfinite(reward):

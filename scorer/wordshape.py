@@ -33,7 +33,7 @@ FUNCTION_WORDS = frozenset(
     توا ديما مازال لازم تحت فوق قدام وراء ورا مع معا كيما كما لكن اما اما او ولا والا ثم بعد قبل
     ماهو ماهي مانيش ماكش موش مش شي حد كل كلها كلهم برشه ياسر توه توه بلاش غير الا الا
     ya fi ma la min mel men 3la ala w wel el l b bel fel ki kif kifech ken kan ana enti inti enta
-    houwa howa hiya hia hia a7na ahna ntouma houma elli illi eli li bech besh bich 3lech alech chnowa
+    houwa howa hiya hia hia a7na ahna e7na ena ntouma houma elli illi eli li bech besh bich 3lech alech chnowa
     chnoua ach wa9tech wakt win fin 3and 3and mte3 mta3 bin 7atta hatta lin yakhi raho rahi rani rak
     amala zeda barcha tawa taw dima mazel lazem ta7t fou9 9odem mouch moch mch mech ch chay 7ad kol
     """.split()  # noqa: SIM905

@@ -47,6 +47,7 @@ The forms and word lists are data, kept in `words_table`; this module is the sam
 
 from __future__ import annotations
 
+import collections
 import itertools
 import random
 import re
@@ -129,6 +130,9 @@ _GLUE = GLUE | frozenset(FILLERS + FILLERS_LATIN)
 _VOCABULARY = _IMAGERY_WORDS | _PADDING_WORDS | _GLUE | frozenset(ARABIC_SLOTS.nouns + LATIN_SLOTS.nouns)
 _DRAWS = 12
 """Phrase bodies drawn per segment, the nearest the length target kept: isometry at full quality."""
+RECENT_BODIES = 24
+"""Bodies within which a word may come twice, not three times: the scorer's stretch of 48 content
+words is about twenty-four of the filler's bodies (two content words each)."""
 ADVERB_EVERY = 3
 """One honest body in this many, in Arabic script, carries a Tunisian adverb (`ADVERBS`)."""
 _GIBBERISH_AR = "ابتجحدرزسشعفقكلمنهوي"
@@ -274,6 +278,12 @@ class _Writer:
         # what earlier bodies said, so no body reads as a copy (the scorer's repetition rule)
         self.bodies: set[tuple[str, ...]] = set()
         self.pairs: set[tuple[str, str]] = set()
+        # the open-class words of the last bodies, so none comes back a third time within about
+        # eight lines (the scorer's recycled-words gate); closed-class words are free
+        self.recent: collections.deque[list[str]] = collections.deque(maxlen=RECENT_BODIES)
+        slots = self.script.slots
+        self.closed = frozenset((slots.call, slots.neg, slots.waw, *slots.preps, *slots.pronouns))
+        self.closed |= frozenset(slots.padding_leads)
         self.honest_bodies = 0  # every ADVERB_EVERY-th honest body carries a Tunisian adverb
 
     def poem(self) -> str:
@@ -366,10 +376,14 @@ class _Writer:
 
     def _body(self, slots: Slots, letters: float) -> list[str]:
         """Of a few phrase bodies drawn, the one nearest `letters` long that repeats no earlier body,
-        bag of words or half its word pairs (the scorer reads those as copies)."""
+        bag of words or half its word pairs (the scorer reads those as copies), nor uses an open-class
+        word a third time within the last RECENT_BODIES bodies (the scorer's recycled words)."""
         rng = self.rng
         best: tuple[float, list[str]] | None = None
-        for _ in range(_DRAWS):
+        uses = collections.Counter(w for body in self.recent for w in body)
+        for draw in range(4 * _DRAWS):
+            if draw >= _DRAWS and best is not None and best[0] < 1000.0:
+                break  # past the usual draws only while every body drawn repeats something
             openers = 1 if rng.random() < 0.5 else 2
             if self.style == "filler":
                 words = slots.filler(rng, openers)
@@ -381,12 +395,14 @@ class _Writer:
                 miss += 1000.0
             elif len(pairs) >= 3:  # the scorer's overlap: free up to half the pairs met before
                 miss += 1000.0 * max(0.0, sum(p in self.pairs for p in pairs) / len(pairs) - 0.5)
+            miss += 1000.0 * sum(uses[w] >= 2 for w in words if w not in self.closed)
             if best is None or miss < best[0]:
                 best = (miss, words)
         assert best is not None
         words = best[1]
         self.bodies.update((tuple(words), tuple(sorted(words))))
         self.pairs.update(itertools.pairwise(words))
+        self.recent.append(words)
         return words
 
     def _gibberish_word(self) -> str:

@@ -159,12 +159,13 @@ FILLERS_LATIN = _w(
 IMAGERY = _w(
     "قلبي بلادي عيني ريح ضي صوت البحر الموج الشمس القمر الليل النجمة الزيتون الياسمين الغيمة "
     "الوردة النخلة المطر الشراع الحنين الشوق الدمعة الجبل الصحراء الغربة الفجر الطير السنبلة "
-    "الغابة النسمة السماء المرسى"
+    "الغابة النسمة السماء المرسى الفل الحمامة الوادي الشجرة الزهرة القنديل الشمعة السحاب الرمل الواحة "
+    "الكرمة الرمان الحقل النسيم الندى الربيع العصفور البحيرة الصخرة"
 )
 IMAGERY_LATIN = _w(
     "galbi bledi 3ini ri7 dhaw sout lb7ar lmouj echams lgmar llil nejma zitouna yasmin ghima "
     "warda ne5la chta chra3 l7nin chou9 dam3a jbal sa7ra ghorba fjer tir sonbla ghaba nesma sma "
-    "marsa"
+    "marsa fell 7mema wed chajra zahra cham3a s7ab rmel we7a karma romman 7a9l nsim rbi3 b7ira"
 )
 # Theme-free padding: distinct, normal-length words that say nothing (enough of them that eight drawn
 # per line rarely repeat an earlier line's word pair, which the scorer reads as a copy). The hack's
@@ -185,14 +186,26 @@ PADDING_LATIN = _w(
 # judge reads them as glue, neither sense nor padding.
 PREPOSITIONS = _w("في على من مع كيف")
 PREPOSITIONS_LATIN = _w("fi 3la men m3a kif")
-VERBS = _w("نحب نشوف نستنى نغني نكتب نحكي نعشق نتفكر")
-VERBS_LATIN = _w("n7eb nchouf nestanna nghanni nekteb n7ki n3ach9 netfakker")
-NEGATED = _w("ننساش نخافش نبعدش نرتاحش نلقاش نبكيش")
+VERBS = _w(
+    "نحب نشوف نستنى نغني نكتب نحكي نعشق نتفكر نمشي نرجع نسهر نحلم نسمع نضحك نعيش نجري نطير نسافر "
+    "نتمنى نعدي نشعل نزرع نرسم نتنفس نعاود نبني نحضن نشم نلمس"
+)
+VERBS_LATIN = _w(
+    "n7eb nchouf nestanna nghanni nekteb n7ki n3ach9 netfakker nemchi narja3 n7lem nesma3 nedh7ak n3ich "
+    "ntir nsafer netmanna n3addi nech3el nazra3 nersem netnaffes n3awed nebni nchom"
+)
+NEGATED = _w("ننساش نخافش نبعدش نرتاحش نلقاش نبكيش نرقدش نسكتش نقدرش نتعبش نرجعش نسمعش نشبعش")
 NEGATED_LATIN = _w("nensech n5afech neb3edch nerta7ch nal9ach nebkich")
 PRONOUNS = _w("انا انتي")
 PRONOUNS_LATIN = _w("ena enti")
-NOUNS = _w("الدنيا الوقت العمر الكلام الخاطر")
-NOUNS_LATIN = _w("eddenya lwa9t l3omr lklem l5ater")
+NOUNS = _w(
+    "الدنيا الوقت العمر الكلام الخاطر الزمان الناس الدار الحومة الطريق الباب الحب الفرحة الذكرى الصبر "
+    "الأمل البال الروح"
+)
+NOUNS_LATIN = _w(
+    "eddenya lwa9t l3omr lklem l5ater ezzmen ennes eddar el7ouma ettri9 elbab el7ob elfar7a edhekra "
+    "essabr el2amal elbal erou7"
+)
 # Tunisian adverbs an honest line in Arabic script carries now and then (برشا "a lot", توّا "now",
 # ياسر "very"): real Derja holds such markers, and the scorer's variety gate costs a long poem that
 # holds none.
@@ -201,13 +214,13 @@ ADVERBS = _w("برشا توّا ياسر")
 # (يا ليل, يا عين), an oath and a shrug (والله ما نعرف), a "thing" (ما نقول شي, يعني حاجة) and a
 # lead into the rhyme word (كيما: "like"), an adverb before it (بصراحة كيما). Enough of them that a
 # poem's bodies need not repeat one another's word pairs (the scorer's copy rule).
-PADDING_THINGS = _w("شي حاجة كلام حكاية مسألة")
-PADDING_THINGS_LATIN = _w("chay 7aja klem 7kaya")
-PADDING_ADVERBS = _w("بصراحة أكيد عموما زادة تقريبا بالكل مثلا")
-PADDING_ADVERBS_LATIN = _w("bsara7a akid zada belkol mathalan")
-PADDING_LEADS = _w("كيما حتى كيفكيف حسب")
-PADDING_LEADS_LATIN = _w("kima 7atta kifkif 7asb")
-PADDING_VERBS = _w("نعرف نقول نفهم نلقى")
-PADDING_VERBS_LATIN = _w("na3ref n9oul nefhem nal9a")
-PADDING_CALLS = _w("ليل عين لالة")
-PADDING_CALLS_LATIN = _w("lil 3in lella")
+PADDING_THINGS = _w("شي حاجة كلام حكاية مسألة موضوع نوع طريقة حالة أمور")
+PADDING_THINGS_LATIN = _w("chay 7aja klem 7kaya mawdhou3 nou3 tari9a 7ala")
+PADDING_ADVERBS = _w("بصراحة أكيد عموما زادة تقريبا بالكل مثلا عادي نورمال بالحق خاصة بالطبيعة")
+PADDING_ADVERBS_LATIN = _w("bsara7a akid zada belkol mathalan 3adi normal bel7a9 5assa kedhlek tabi3i")
+PADDING_LEADS = _w("كيما حتى")
+PADDING_LEADS_LATIN = _w("kima 7atta")
+PADDING_VERBS = _w("نعرف نقول نفهم نلقى نقصد نحسب نظن نشرح نلاحظ نتصور نعتبر نزيد")
+PADDING_VERBS_LATIN = _w("na3ref n9oul nefhem nal9a n7seb nechra7 n3tabar nzid")
+PADDING_CALLS = _w("ليل عين لالة سيدي جماعة خويا صاحبي ناس")
+PADDING_CALLS_LATIN = _w("lil 3in lella sidi jma3a 5ouya sa7bi nes")
