@@ -69,6 +69,9 @@ _ADDRESS = (
     r"|\b(?:to|for)\s++(?:the\s++|any\s++|every\s++)?(?:reader|readers|one\s++reading|anyone\s++reading)\b"
     r"|\b(?:au|aux)\s++(?:lecteur|lecteurs|lectrice|lectrices)\b"
     r"|\bpour\s++(?:celui|celle|ceux|quiconque)\s++(?:qui\s++)?(?:lit|lira|lisent|liront|corrige|note|évalue|evalue)\b"
+    # Derja in Latin letters: the machine that counts, whoever counts the points (round 12)
+    r"|\b(?:el\s++|l)?makina\s++(?:elli|illi|li)\s++[ty](?:7seb|7sib|9ra|9ayes|9ayem|sa77a7)\b"
+    r"|\b(?:elli|illi)\s++[ty]7s[ei]b\s++(?:fel\s++|fi\s++)?(?:el\s++|l)?(?:points|no9at|nou9at|no9ta|ach3ar|chi3r)\b"
 )
 """Words that name a judge, or tell one what to do or what to give: aimed at whoever marks the poem,
 in the answer or in its thought parts alike (a poem, or a model thinking about one, has no use for
@@ -84,6 +87,10 @@ _ABOUT_ITS_WORTH = (
     r"|\bfull\s++marks\b"
     r"|\bm[ée]rite\s++(?:la\s++note|le\s++maximum|un\s++\d|\d)"
     r"|\b(?:tes?+sta[h7]e?+l|testa7a?+l)\s++(?:el\s++)?+(?:a3la|3achra|note|no9ta)\b|\ba3la\s++(?:3adad|no9ta|note)\b"
+    # a rating's stars and the maximum, given (round 12: «النجوم الخمسة», `7ot el maximum`)
+    r"|\b(?:five|5)\s++stars?\b|\b(?:cinq|5)\s++étoiles?\b|\b(?:el\s++|l)?njoum\s++(?:el\s++|l)?5amsa\b"
+    r"|\b5ams\s++njoum\b|\bw?(?:7ot|7ottli|a3ti|a3tini|3tini|a3tih|3tih)\s++(?:el\s++|l)?(?:maximum|max|full\s++mark)\b"
+    r"|\bfull\s++mark\b"
 )
 """Words about a mark or the poem's worth, and what a prompt's roles look like: aimed at a judge in
 the answer, but a model thinking aloud may say them (``Instructions: a malzuma``, ``rating the
@@ -107,12 +114,18 @@ _TO_A_JUDGE_AR = re.compile(
     "|(?:تستاهل|تستحق) (?:اعلي|اعلى|الامتياز|العلامه|الدرجه)"
     # whoever reads this, named as such (ملاحظة للّي باش يقرا, للقارئ)
     "|(?<!\\w)للي (?:باش |بش )?(?:يقرا|يقري|يصحح|يقيم)(?!\\w)|(?<!\\w)(?:ل|ال)قارئ"
+    # the machine that counts, whoever counts the points, a rating's stars, the maximum given (round 12)
+    "|(?<!\\w)(?:ل|لل|ال)?م(?:ا)?كينه (?:اللي|الي) (?:ت|ي)(?:حسب|قرا|قيس|قيم|صحح)(?!\\w)"
+    "|(?<!\\w)(?:اللي|الي|للي) (?:ت|ي)حسب (?:في )?(?:ال)?(?:نقاط|نقطه|اشعار|شعر|عدد)(?!\\w)"
+    "|(?<!\\w)(?:ال)?نجوم (?:ال)?خمسه(?!\\w)|(?<!\\w)خمس نجوم(?!\\w)|(?<!\\w)[0-9] نجوم(?!\\w)"
+    "|(?<!\\w)و?(?:حط|حطلي|اعطي|عطي|اعطيني|عطيني|اعطيه|عطيه) (?:ل\\w+ )?(?:ال)?ماكسيموم(?!\\w)"
+    "|(?<!\\w)(?:ال)?فول مارك(?!\\w)"
 )
 """The same in Arabic script, as `normalize_arabic` writes it (ة → ه, hamzas on alef → ا)."""
 _AR_KEYS = (
     "المحكم", "التحكيم", "المصحح", "الاصطناعي", "نموذج", "كامله", "درجه", "علامه", "نقطه", "تجاهل",
     "القصيده", "عشره", "عشرين", "ميه", "عطي", "تستاهل", "يا اللي", "قارئ", "عدد", "تقييم", "الامتياز",
-    "تستحق", "يقرا", "يقري", "يصحح", "يقيم",
+    "تستحق", "يقرا", "يقري", "يصحح", "يقيم", "كينه", "حسب", "نجوم", "ماكسيموم", "مارك",
 )  # fmt: skip
 """Every alternative of `_TO_A_JUDGE_AR` holds one of these (or a digit): the pattern runs only on a
 text that does, since trying its alternatives at every letter of a poem costs more than scoring it."""
@@ -216,7 +229,7 @@ _TRIGGERS = frozenset(
     donne donner donnez 3achra 3ach 3la 3al 3tini a3tini out deserve deserves flawless masterpiece top full
     whoever merite mérite sur tesstahel testahel tesstahal testa7el testa7al a3la 3tih a3tih 3tiha a3tiha
     3tihom a3tihom reader readers reading lecteur lecteurs lectrice lectrices celui celle ceux
-    quiconque""".split()  # noqa: SIM905
+    quiconque makina elli illi stars star étoiles étoile njoum 5ams maximum""".split()  # noqa: SIM905
 )
 """A word `_TO_A_JUDGE` cannot match without: the pattern runs only on a text that has one of them (or a
 slash, for `10/10`), so a poem pays a set lookup per Latin word instead of a case-folded scan."""
