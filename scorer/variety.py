@@ -58,7 +58,19 @@ DIR = Path(__file__).resolve().parent / "lexicon" / "varieties"
 DERJA = "tunisian"
 UNKNOWN = "unknown"
 VARIETIES: dict[str, tuple[str, ...]] = {  # DERJA first
-    "arabic": ("tunisian", "msa", "moroccan", "egyptian", "levantine", "gulf", "iraqi", "algerian", "libyan"),
+    "arabic": (
+        "tunisian",
+        "msa",
+        "moroccan",
+        "egyptian",
+        "levantine",
+        "gulf",
+        "iraqi",
+        "algerian",
+        "libyan",
+        "sudanese",
+        "persian",
+    ),
     "arabizi": (
         "tunisian",
         "moroccan",
