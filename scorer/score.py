@@ -361,7 +361,7 @@ def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
                 worth = min(worth, ((known - 1) / len(body) - LINE_ZERO) / span)
             if worth <= 0.0:
                 continue
-            if len(body) >= 3 and min(map(_FUNCTION_WORDS.__getitem__, filter(word, body)), default=True):
+            if len(body) >= 3 and all(map(_FUNCTION_WORDS.__getitem__, filter(word, body))):
                 continue  # particles, pronouns and non-words only (no closure: cpdef): says nothing
             folded = [arabizi_fold(w) for w in h] if arabizi else h
             if n >= 4 and _rhyme_list(folded):
