@@ -12,7 +12,7 @@ cpdef double _cross_mean(list a, list b, dict rows, object sim=*)
 
 # score_strophic: its lists, dicts and sets typed (C-speed append, len, indexing), its counts C integers
 # and its running sums C doubles, added in the source's order
-@cython.locals(blocks=list, opening=list, refrain_texts=list, b0=list, rest=list, k=cython.Py_ssize_t,
+@cython.locals(blocks=list, opening=list, opening_keys=list, refrain_texts=list, b0=list, rest=list, k=cython.Py_ssize_t,
                flat=list, cut=list, cur=list, copies=list, sung=list, ends=dict, closers=set, asked=dict,
                sung_keys=set, main_keys=list, stanza_groups=list, sizes=list, refrain_ok=cython.Py_ssize_t,
                refrain_extra=cython.Py_ssize_t, refrain_credit=cython.double, end_words=list, segs_all=list,

@@ -213,6 +213,7 @@ def score_strophic(
 ) -> Ends:
     blocks = [list(b) for b in poem.blocks]
     opening: list[list[str]] = []  # words of each opening segment
+    opening_keys: list[str] = []  # their letters (`letters_only`)
     refrain_texts: list[str] = []
     refrain_heads: frozenset[str] = frozenset()
     if spec.opening:
@@ -227,7 +228,8 @@ def score_strophic(
             opening = [first.words, second.words]
             rest = b0[2:]
         # the first half-line, the first line, and the whole bayt (one line where it is two)
-        bayt = "".join([letters_only(" ".join(w)) for w in opening])
+        opening_keys = [letters_only(" ".join(w)) for w in opening]
+        bayt = "".join(opening_keys)
         refrain_texts = [letters_only(" ".join(halves[0])), first.key, bayt]
         refrain_heads = heads(first.words)
         if rest:
@@ -254,7 +256,7 @@ def score_strophic(
     # blank lines that mark stanzas imperfectly (one forgotten, one too many, a return line set
     # apart); a refrain here is a copy of the opening (either half-line or line) or a line that
     # closes two blocks or more (the poet's own, :func:`own_refrain`)
-    sung = refrains_of(refrain_texts + [letters_only(" ".join(w)) for w in opening if w])
+    sung = refrains_of(refrain_texts + [t for t, w in zip(opening_keys, opening, strict=True) if w])
     ends: dict[str, int] = {}
     for b in blocks if refrain_texts else ():
         ends[b[-1].key] = ends.get(b[-1].key, 0) + 1
@@ -269,7 +271,7 @@ def score_strophic(
                 asked[key] = key in refrain_heads or key in closers or is_copy(key, sung)
     sung_keys = {key for key, copy in asked.items() if copy}
     blocks = regroup(blocks, spec.lines, spec.lines_range, [rhyme(w[-1]) for w in opening if w], sung_keys)
-    blocks = whole_bayt(blocks, [letters_only(" ".join(w)) for w in opening])
+    blocks = whole_bayt(blocks, opening_keys)
 
     refrain_mode = refs.get("refrain", "").strip().lower()
     main_keys: list[RhymeKey] = [rhyme(w[-1]) for w in opening if w]
@@ -288,7 +290,7 @@ def score_strophic(
         own = own_refrain(blocks, refrain_heads, refrains, main_keys, 0.6 * len(refrain_texts[0]))
     if own is not None:
         refrain_heads, refrains = frozenset(), refrains_of([own])
-        if not any([same_line(own, letters_only(" ".join(w))) for w in opening]):
+        if not any([same_line(own, t) for t in opening_keys]):
             refrain_credit = OWN_REFRAIN
     for block in blocks:
         lines = list(block)
