@@ -62,11 +62,24 @@ _FIXED = ("*", "⁂", "…", "\t", "|", "\u3000", "...", "   ")
 _SPACE = frozenset(" \t\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f")
 
 
+def _may_hold_a_run(text: str) -> bool:
+    """Whether a separator character opens a word of ``text.split()``, as one must for `_SPACED` to
+    match (its run follows a space; ``\\w`` is ``str.isalnum`` or ``_``, ``\\s`` ``str.isspace``).
+    A poem of words alone is decided by this pass, not by `_SPACED` tried at every space."""
+    for word in text.split():
+        c = word[0]
+        if not c.isalnum() and c != "_" and c not in _QUOTES:
+            return True
+    return False
+
+
 def _runs(text: str) -> list[tuple[str, int, int, bool]]:
     """The text's separator runs in order (none spans a line): (mark, start, end, glued: a tatweel run
     touching letters on both sides), each span with its spaces. The soft-only marks are left out."""
-    runs = [(m.group(1), m.start(), m.end(), False) for m in _SPACED.finditer(text)]
-    runs = [r for r in runs if r[0] not in SOFT_ONLY]
+    runs: list[tuple[str, int, int, bool]] = []
+    if _may_hold_a_run(text):
+        runs = [(m.group(1), m.start(), m.end(), False) for m in _SPACED.finditer(text)]
+        runs = [r for r in runs if r[0] not in SOFT_ONLY]
     if "\u0640\u0640\u0640" in text:
         for m in _TATWEEL.finditer(text):
             a, b = m.start(), m.end()
