@@ -56,17 +56,36 @@ to each candidate at C speed (``[^\\S\\n]`` tests every character's category and
 _SPACED = re.compile(rf"{_SP}(?<=\S.){_SP}*+({SEPARATOR}++){_SP}++(?=\S)")
 """A separator run spaced apart, after a non-space (the lookbehind sees the character before the
 first space, so every other space of a run fails at once: linear)."""
+_SPACE_THEN_SEPARATOR = re.compile(rf" {SEPARATOR}")
+_SP_THEN_SEPARATOR = re.compile(rf"{_SP}{SEPARATOR}")
+_OTHER_SP = "\t\u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
+"""`_SP` but the space."""
 _TATWEEL = re.compile(rf"\u0640{{{TATWEEL_RUN},}}+")
 _FIXED = ("*", "⁂", "…", "\t", "|", "\u3000", "...", "   ")
 """The fixed caesura marks (``scorer.text._SPLIT``): a poem that has one keeps its own reading."""
 _SPACE = frozenset(" \t\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f")
 
 
+def _may_hold_a_run(text: str) -> bool:
+    """Whether a separator character follows a space of `_SP` somewhere in ``text``, as the first of
+    a run `_SPACED` matches does: after the usual space by a pattern led by that literal (found at C
+    speed), after another only when the text holds one; a poem of words alone is not tried at every
+    space."""
+    if _SPACE_THEN_SEPARATOR.search(text):
+        return True
+    for c in _OTHER_SP:
+        if c in text:
+            return _SP_THEN_SEPARATOR.search(text) is not None
+    return False
+
+
 def _runs(text: str) -> list[tuple[str, int, int, bool]]:
     """The text's separator runs in order (none spans a line): (mark, start, end, glued: a tatweel run
     touching letters on both sides), each span with its spaces. The soft-only marks are left out."""
-    runs = [(m.group(1), m.start(), m.end(), False) for m in _SPACED.finditer(text)]
-    runs = [r for r in runs if r[0] not in SOFT_ONLY]
+    runs: list[tuple[str, int, int, bool]] = []
+    if _may_hold_a_run(text):
+        runs = [(m.group(1), m.start(), m.end(), False) for m in _SPACED.finditer(text)]
+        runs = [r for r in runs if r[0] not in SOFT_ONLY]
     if "\u0640\u0640\u0640" in text:
         for m in _TATWEEL.finditer(text):
             a, b = m.start(), m.end()

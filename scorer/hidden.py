@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 from scorer.arabic import PRESENTATION, normalize_arabic
 from scorer.text import NOT_LATIN_BYTES
@@ -129,7 +130,7 @@ _AR_KEYS = (
 )  # fmt: skip
 """Every alternative of `_TO_A_JUDGE_AR` holds one of these (or a digit): the pattern runs only on a
 text that does, since trying its alternatives at every letter of a poem costs more than scoring it."""
-_DIGIT = re.compile("[0-9٠-٩]")
+_DIGITS = "0123456789٠١٢٣٤٥٦٧٨٩"
 
 
 # --- the poem's own form, claimed to whoever marks it ---------------------------------------------
@@ -251,9 +252,9 @@ def _may_hide(raw: str) -> bool:
     return bool(raw.encode("utf-16-le", "surrogatepass")[1::2].translate(None, _HIDDEN_HIGH_BYTES_OK))
 
 
-def _holds_a_key(text: str) -> bool:
-    """``any(k in text for k in _AR_KEYS)`` as a loop: no generator to drive, a step per key."""
-    for k in _AR_KEYS:  # noqa: SIM110
+def _holds_any(text: str, keys: Iterable[str]) -> bool:
+    """``any(k in text for k in keys)`` as a loop: no generator to drive, a step per key."""
+    for k in keys:  # noqa: SIM110
         if k in text:
             return True
     return False
@@ -299,11 +300,11 @@ def reader_text(raw: str, thought: bool = False) -> str:
         if any(d in raw for d in _INDIC_DIGITS):
             raw = raw.translate(_TO_ASCII_DIGITS)
         text = normalize_arabic(raw)
-        if _holds_a_key(text) or _DIGIT.search(text):
+        if _holds_any(text, _AR_KEYS) or _holds_any(text, _DIGITS):  # a digit: 20 C scans, no regex
             m = _TO_A_JUDGE_AR.search(text)
             if m:
                 return f"words to a judge ({m.group(0)[:24]!r})"
-        if not thought and any(k in text for k in _CRAFT_AR_KEYS):
+        if not thought and _holds_any(text, _CRAFT_AR_KEYS):
             m = _FORM_CLAIM_AR.search(text)
             if m:
                 return f"a claim about the poem's form ({m.group(0)[:32]!r})"

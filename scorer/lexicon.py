@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from scorer.arabic import AR_CLITICS, ARABIC_LETTERS, arabizi_fold
 
@@ -162,6 +164,28 @@ def _stems(
             if s.startswith(v) and len(s) - len(v) >= MIN_STEM:
                 out.append(s[len(v) :])
     return out
+
+
+class WordTable(dict):
+    """word → ``judge(word)``, filled on first use: a caller asking about every word of a poem (a
+    poem's vocabulary repeats, and a run's too) maps ``table.__getitem__`` over the words and is
+    answered from a dict in C instead of a Python call per word. Cleared when it grows past
+    WORD_TABLE_MAX (adversarial vocabularies), like the lexicon's own bounded caches."""
+
+    __slots__ = ("judge",)
+
+    def __init__(self, judge: Callable[[str], Any]) -> None:
+        super().__init__()
+        self.judge = judge
+
+    def __missing__(self, w: str) -> Any:
+        if len(self) >= WORD_TABLE_MAX:
+            self.clear()
+        v = self[w] = self.judge(w)
+        return v
+
+
+WORD_TABLE_MAX = 1 << 16
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from scorer.arabic import arabizi_fold, rhyme_identity
 from scorer.catalogue import FormSpec, lookup
 from scorer.hidden import lookalike_gate, reader_text
-from scorer.lexicon import is_arabic_word, is_arabizi_word
+from scorer.lexicon import WordTable, is_arabic_word, is_arabizi_word
 from scorer.order import gain as order_gain
 from scorer.order import glue_gate
 from scorer.response import extract_text, thought_text
@@ -361,7 +360,7 @@ def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
                 worth = min(worth, ((known - 1) / len(body) - LINE_ZERO) / span)
             if worth <= 0.0:
                 continue
-            if len(body) >= 3 and min(map(_FUNCTION_WORDS.__getitem__, filter(word, body)), default=True):
+            if len(body) >= 3 and all(map(_FUNCTION_WORDS.__getitem__, filter(word, body))):
                 continue  # particles, pronouns and non-words only (no closure: cpdef): says nothing
             folded = [arabizi_fold(w) for w in h] if arabizi else h
             if n >= 4 and _rhyme_list(folded):
@@ -375,28 +374,6 @@ def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
     return max(0.0, min(1.0, total / units / LANG_FULL) - max(0.0, copied - COPY_FREE) / units)
 
 
-class _Verdicts(dict):
-    """word → a per-word verdict, filled on first use: the language gate asks about every word of
-    every hemistich (a poem's vocabulary repeats, and a run's too), so ``map(table.__getitem__, …)``
-    answers from a dict in C instead of a Python call per word. Cleared when it grows past
-    VERDICTS_MAX (adversarial vocabularies), like the lexicon's own bounded caches."""
-
-    __slots__ = ("judge",)
-
-    def __init__(self, judge: Callable[[str], bool]) -> None:
-        super().__init__()
-        self.judge = judge
-
-    def __missing__(self, w: str) -> bool:
-        if len(self) >= VERDICTS_MAX:
-            self.clear()
-        v = self[w] = self.judge(w)
-        return v
-
-
-VERDICTS_MAX = 1 << 16
-
-
 def _arabic_word(w: str) -> bool:
     """A word of Arabic script: the lexicon knows it and it is no piece of one (`scorer.wordshape`)."""
     return is_arabic_word(w) and not is_piece(w)
@@ -407,9 +384,10 @@ def _arabizi_word(w: str) -> bool:
     return is_arabizi_word(w) and not is_piece(w)
 
 
-_ARABIC_WORDS = _Verdicts(_arabic_word)
-_ARABIZI_WORDS = _Verdicts(_arabizi_word)
-_FUNCTION_WORDS = _Verdicts(is_function_word)
+# per-word verdicts for the language gate, which asks about every word of every hemistich
+_ARABIC_WORDS = WordTable(_arabic_word)
+_ARABIZI_WORDS = WordTable(_arabizi_word)
+_FUNCTION_WORDS = WordTable(is_function_word)
 
 
 def _rhyme_list(words: list[str]) -> bool:

@@ -15,7 +15,6 @@ form's size, a stanza left without its return line) are scored as laid out.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TypeVar
 
 from scorer.arabic import RhymeKey, contrast_similarity, rhyme, rhyme_similarity
@@ -40,16 +39,19 @@ def _common(keys: list[T]) -> T:
     return max(counts, key=counts.__getitem__)
 
 
-def _body(unit: list[Line], refrain: Callable[[Line], bool]) -> list[Line] | None:
+def _body(unit: list[Line], sung: set[str]) -> list[Line] | None:
     """The stanza lines of a unit, without a refrain copy closing it; None when a refrain copy
     stands anywhere else (a refrain opens no stanza and sits in none)."""
-    body = unit[:-1] if unit and refrain(unit[-1]) else unit
-    return None if any(map(refrain, body)) else body
+    body = unit[:-1] if unit and unit[-1].key in sung else unit
+    for ln in body:
+        if ln.key in sung:
+            return None
+    return body
 
 
-def _holds(unit: list[Line], size: int, main: RhymeKey, refrain: Callable[[Line], bool]) -> bool:
+def _holds(unit: list[Line], size: int, main: RhymeKey, sung: set[str]) -> bool:
     """The unit is one stanza of ``size`` lines in the form's rhyme topology."""
-    body = _body(unit, refrain)
+    body = _body(unit, sung)
     if body is None or len(body) != size or size < 2:
         return False
     keys = [_key(ln) for ln in body]
@@ -68,13 +70,13 @@ def _holds(unit: list[Line], size: int, main: RhymeKey, refrain: Callable[[Line]
     return 2 * sum(rhyme_similarity(k, rep) >= RHYMES for k in inner) > len(inner)
 
 
-def _returns(unit: list[Line], size: int, main: RhymeKey, refrain: Callable[[Line], bool]) -> bool:
+def _returns(unit: list[Line], size: int, main: RhymeKey, sung: set[str]) -> bool:
     """The unit has a stanza's frame without its inner rhyme: ``size`` lines, the last in the
     poem-wide rhyme and none before it. A stanza whose own rhyme is off (العصا / نسا) is still a
     stanza, charged for its rhyme by the scoring; its frame alone says where it ends (r8-018)."""
-    if _holds(unit, size, main, refrain):
+    if _holds(unit, size, main, sung):
         return True
-    body = _body(unit, refrain)
+    body = _body(unit, sung)
     if body is None or len(body) != size or size < 2:
         return False
     keys = [_key(ln) for ln in body]
@@ -84,26 +86,26 @@ def _returns(unit: list[Line], size: int, main: RhymeKey, refrain: Callable[[Lin
     return all(contrast_similarity(k, main) < RHYMES for k in keys[:-1])
 
 
-def _count(unit: list[Line], refrain: Callable[[Line], bool]) -> int:
-    return sum(not refrain(ln) for ln in unit)
+def _count(unit: list[Line], sung: set[str]) -> int:
+    return sum([ln.key not in sung for ln in unit])
 
 
-def _split(block: list[Line], size: int, main: RhymeKey, refrain: Callable[[Line], bool]) -> list[list[Line]]:
+def _split(block: list[Line], size: int, main: RhymeKey, sung: set[str]) -> list[list[Line]]:
     """The block cut, in order, into stanzas of ``size`` lines (each keeping a refrain copy that
     closes it); [] unless it makes two or more that each hold."""
     pieces: list[list[Line]] = []
     cur: list[Line] = []
     n = 0  # stanza lines in cur
     for ln in block:
-        sung = refrain(ln)
-        if n == size and not sung:
+        copy = ln.key in sung
+        if n == size and not copy:
             pieces.append(cur)
             cur, n = [], 0
         cur.append(ln)
-        n += not sung
+        n += not copy
     pieces.append(cur)
-    held = sum(_holds(p, size, main, refrain) for p in pieces)
-    if len(pieces) >= 2 and 2 * held >= len(pieces) and all(_returns(p, size, main, refrain) for p in pieces):
+    held = sum(_holds(p, size, main, sung) for p in pieces)
+    if len(pieces) >= 2 and 2 * held >= len(pieces) and all(_returns(p, size, main, sung) for p in pieces):
         return pieces
     return []
 
@@ -113,44 +115,45 @@ def regroup(
     lines: int,
     lines_range: tuple[int, int],
     opening: list[RhymeKey],
-    refrain: Callable[[Line], bool],
+    sung: set[str],
 ) -> list[list[Line]]:
     """The stanzas the blocks make (the module doc). ``lines``: the form's stanza size, the size
     where the form leaves it free and no block is a stanza; ``opening``: the rhymes of the malzuma's
-    opening, in the poem-wide rhyme; ``refrain``: whether a line is a copy of the refrain."""
+    opening, in the poem-wide rhyme; ``sung``: the keys (``Line.key``) of the lines that are copies
+    of the refrain."""
     if len(blocks) < 2:
         return blocks
-    ends = [_key(b[-1]) for b in (_body(b, refrain) for b in blocks) if b]
+    ends = [_key(b[-1]) for b in (_body(b, sung) for b in blocks) if b]
     main = _common([k for k in opening + ends if k.rawi] or [rhyme("")])
     if not main.rawi:
         return blocks
     lo, hi = lines_range
-    counts = {_count(b, refrain) for b in blocks}
+    counts = {_count(b, sung) for b in blocks}
     if len(counts) == 1:
         # every block has the same size: when it is the stanza size, nothing below can move a line
         # (no block splits into two, none joins another), so the common case costs one pass
         (n,) = counts
         if n == lo == hi:
             return blocks
-        if lo <= n <= hi and (n == lines or any(_holds(b, n, main, refrain) for b in blocks)):
+        if lo <= n <= hi and (n == lines or any(_holds(b, n, main, sung) for b in blocks)):
             return blocks
     if lo == hi:
         size = lo
     else:
-        own = [n for b in blocks if lo <= (n := _count(b, refrain)) <= hi and _holds(b, n, main, refrain)]
+        own = [n for b in blocks if lo <= (n := _count(b, sung)) <= hi and _holds(b, n, main, sung)]
         size = _common(own) if own else lines
     out: list[list[Line]] = []
     i = 0
     while i < len(blocks):
         block = blocks[i]
         i += 1
-        if _holds(block, size, main, refrain):
+        if _holds(block, size, main, sung):
             out.append(block)
             continue
-        if out and not _count(block, refrain) and not refrain(out[-1][-1]):
+        if out and not _count(block, sung) and out[-1][-1].key not in sung:
             out[-1] = out[-1] + block  # a refrain set apart closes the stanza before it
             continue
-        if pieces := _split(block, size, main, refrain):
+        if pieces := _split(block, size, main, sung):
             out.extend(pieces)
             continue
         unit, j = list(block), i
@@ -158,7 +161,7 @@ def regroup(
         while j < len(blocks) and len(unit) + len(blocks[j]) <= size + 1:
             unit += blocks[j]
             j += 1
-            if _returns(unit, size, main, refrain):
+            if _returns(unit, size, main, sung):
                 block, i = unit, j
                 break
         out.append(block)

@@ -213,6 +213,7 @@ def score_strophic(
 ) -> Ends:
     blocks = [list(b) for b in poem.blocks]
     opening: list[list[str]] = []  # words of each opening segment
+    opening_keys: list[str] = []  # their letters (`letters_only`)
     refrain_texts: list[str] = []
     refrain_heads: frozenset[str] = frozenset()
     if spec.opening:
@@ -227,7 +228,8 @@ def score_strophic(
             opening = [first.words, second.words]
             rest = b0[2:]
         # the first half-line, the first line, and the whole bayt (one line where it is two)
-        bayt = "".join(letters_only(" ".join(w)) for w in opening)
+        opening_keys = [letters_only(" ".join(w)) for w in opening]
+        bayt = "".join(opening_keys)
         refrain_texts = [letters_only(" ".join(halves[0])), first.key, bayt]
         refrain_heads = heads(first.words)
         if rest:
@@ -254,26 +256,22 @@ def score_strophic(
     # blank lines that mark stanzas imperfectly (one forgotten, one too many, a return line set
     # apart); a refrain here is a copy of the opening (either half-line or line) or a line that
     # closes two blocks or more (the poet's own, :func:`own_refrain`)
-    sung = refrains_of([*refrain_texts, *(letters_only(" ".join(w)) for w in opening if w)])
+    sung = refrains_of(refrain_texts + [t for t, w in zip(opening_keys, opening, strict=True) if w])
     ends: dict[str, int] = {}
     for b in blocks if refrain_texts else ():
         ends[b[-1].key] = ends.get(b[-1].key, 0) + 1
-    closers = {k for k, n in ends.items() if n >= 2}
-    # each line is asked once (regroup asks about a line several times, and is_copy is not cheap)
-    sung_lines = {
-        id(ln)
-        for b in (blocks if sung else ())
-        for ln in b
-        if ln.key in refrain_heads or ln.key in closers or is_copy(ln.key, sung)
-    }
-    blocks = regroup(
-        blocks,
-        spec.lines,
-        spec.lines_range,
-        [rhyme(w[-1]) for w in opening if w],
-        lambda ln: id(ln) in sung_lines,
-    )
-    blocks = whole_bayt(blocks, [letters_only(" ".join(w)) for w in opening])
+    closers = {key for key, count in ends.items() if count >= 2}
+    # each key is asked once (regroup asks about a line several times, and is_copy is not cheap):
+    # whether a line is a copy depends on its key alone
+    asked: dict[str, bool] = {}
+    for b in blocks if sung else ():
+        for ln in b:
+            key = ln.key
+            if key not in asked:
+                asked[key] = key in refrain_heads or key in closers or is_copy(key, sung)
+    sung_keys = {key for key, copy in asked.items() if copy}
+    blocks = regroup(blocks, spec.lines, spec.lines_range, [rhyme(w[-1]) for w in opening if w], sung_keys)
+    blocks = whole_bayt(blocks, opening_keys)
 
     refrain_mode = refs.get("refrain", "").strip().lower()
     main_keys: list[RhymeKey] = [rhyme(w[-1]) for w in opening if w]
@@ -292,7 +290,7 @@ def score_strophic(
         own = own_refrain(blocks, refrain_heads, refrains, main_keys, 0.6 * len(refrain_texts[0]))
     if own is not None:
         refrain_heads, refrains = frozenset(), refrains_of([own])
-        if not any(same_line(own, letters_only(" ".join(w))) for w in opening):
+        if not any([same_line(own, t) for t in opening_keys]):
             refrain_credit = OWN_REFRAIN
     for block in blocks:
         lines = list(block)
@@ -308,7 +306,7 @@ def score_strophic(
         if not lines:
             continue
         lines_all.extend(lines)
-        if len(lines) * 2 <= k + 1 and all(len(ln.hemi_words) >= 2 for ln in lines) and k > 2:
+        if len(lines) * 2 <= k + 1 and min([len(ln.hemi_words) for ln in lines]) >= 2 and k > 2:
             segs = [hw for ln in lines for hw in ln.hemi_words]
         else:
             segs = [ln.words for ln in lines]
@@ -356,7 +354,7 @@ def score_strophic(
     if sizes:
         mode = _most_common(sizes)
         mode = max(mode, 2)
-        consistency = sum(max(0.0, 1.0 - abs(s - mode) / mode) for s in sizes) / len(sizes)
+        consistency = sum([max(0.0, 1.0 - abs(s - mode) / mode) for s in sizes]) / len(sizes)
         klo, khi = spec.lines_range
         if mode == k:
             fit = 1.0
@@ -374,7 +372,7 @@ def score_strophic(
             pen["trunc"] = 0.08  # a cut-off last stanza: its own penalty, not a flaw besides
             if sizes[-1] != expected:
                 off_size.remove(sizes[-1])
-        size_lost = sum(min(1.0, abs(s - mode) / mode) for s in off_size) * fit / len(sizes)
+        size_lost = sum([min(1.0, abs(s - mode) / mode) for s in off_size]) * fit / len(sizes)
         _flaws(sub, len(off_size), size=size_lost)
     else:
         sub["size"] = 0.0

@@ -18,6 +18,7 @@ since inside an ordinary line a comma is only a comma.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -253,7 +254,7 @@ def parse_poem(text: str) -> Poem:
         text = _BR.sub("\n", text)
         text = _PARA.sub("\n\n", text)
         if _TAG.search(text):
-            text = _TAG.sub(lambda m: _drop_tag(m, dropped), text)
+            text = _TAG.sub(functools.partial(_drop_tag, dropped=dropped), text)
     raw_lines = text.split("\n")
     if " / " in text:
         raw_lines = _unfold_slashed(raw_lines)
@@ -324,7 +325,7 @@ def parse_poem(text: str) -> Poem:
             # is left is read as any line is (a soft caesura, two spaces or ` - `, included)
             s = (_ELLIPSIS if _HARD_MARK.search(s) else _PAUSE).sub(" ", s)
         if (caesura or cleaned) and ("   " in s or "..." in s or _SPLIT_CHAR.search(s)):
-            parts = [p for p in (h.strip(_PUNCT) for h in _split(s)) if p]
+            parts = [p for p in [h.strip(_PUNCT) for h in _split(s)] if p]
             hemi_words = [w for w in map(_hemi_words, parts) if w]
             if not hemi_words:
                 gap += 2  # a separator line (* * *, ⁂): a stanza break
@@ -332,7 +333,7 @@ def parse_poem(text: str) -> Poem:
                 continue
             words = [w for hw in hemi_words for w in hw]
             key = "".join(words).lower()
-            long_hemi = any(len(hw) > PROSE_WORDS_PER_HEMISTICH for hw in hemi_words)
+            long_hemi = max([len(hw) for hw in hemi_words]) > PROSE_WORDS_PER_HEMISTICH
         else:
             part = s.strip(_PUNCT)
             words = part.split()

@@ -42,7 +42,6 @@ Pure: no I/O after import, no randomness.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 from itertools import compress
@@ -52,6 +51,7 @@ from typing import NamedTuple
 
 from scorer import msa as _msa
 from scorer.arabic import arabizi_fold, normalize_arabic
+from scorer.lexicon import WordTable
 from scorer.mashriq import EAST, east_form
 
 DIR = Path(__file__).resolve().parent / "lexicon" / "varieties"
@@ -383,11 +383,10 @@ _FIRST_PERSON_HIT: Hit = (
 _FIRST_PERSON_HIT_LATIN: Hit = (_FIRST_PERSON_HIT[0], "ana+n-:tunisian+moroccan")
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def _arabic_hit(word: str) -> Hit:
     """A normalised Arabic-script word's Hit, ``()`` when it marks nothing: the table, else the
-    morphology rules for a word ending in one of _TAILS. Cached per word like the lexicon's
-    lookups (a run's vocabulary repeats), so a poem costs one C-level cache hit per word."""
+    morphology rules for a word ending in one of _TAILS. Asked through `_ARABIC_HITS`, a table
+    filled per word (a run's vocabulary repeats), so a poem costs one C-level dict lookup per word."""
     hit = ARABIC_TABLE.get(word)
     if hit is not None:
         return hit
@@ -396,10 +395,9 @@ def _arabic_hit(word: str) -> Hit:
     return ()
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def _latin_hit(word: str) -> Hit:
     """A Latin-script word's Hit, ``()`` when it marks nothing: its lower-cased spelling, else its
-    fold (Arabic varieties only), else Maltese by its letters. Cached per word."""
+    fold (Arabic varieties only), else Maltese by its letters. Asked through `_LATIN_HITS`."""
     low = word.lower()
     hit = LATIN_SPELLING.get(low)
     if hit is not None:
@@ -411,6 +409,10 @@ def _latin_hit(word: str) -> Hit:
         return hit
     vote = _latin_morphology(low)
     return _hit(word, vote) if vote else ()
+
+
+_ARABIC_HITS = WordTable(_arabic_hit)
+_LATIN_HITS = WordTable(_latin_hit)
 
 
 def _latin_morphology(low: str) -> Vote:
@@ -450,7 +452,7 @@ def detect_arabic(words: Iterable[str], raw: str = "") -> Variety:
     """Variety of normalised Arabic-script words (``scorer.arabic.normalize_arabic``'s output, as
     the scorer's ``Line.words`` are); ``raw``, the text before folding, shows MSA's أ- first person."""
     ws = words if isinstance(words, list) else list(words)
-    hits = list(filter(None, map(_arabic_hit, ws)))
+    hits = list(filter(None, map(_ARABIC_HITS.__getitem__, ws)))
     if not _I.isdisjoint(ws):  # the words after a pronoun, picked in C (a Python loop per pair costs)
         hits += [_FIRST_PERSON_HIT for b in compress(ws[1:], map(_I.__contains__, ws)) if _n_verb(b)]
     un_verbs = len({label for vote, label in hits if vote is _MSA_VOTE})
@@ -464,7 +466,7 @@ def detect_latin(words: Iterable[str]) -> Variety:
     the lower-cased spelling first; a spelling not listed is folded (``arabizi_fold``) and looked
     up again, or is Maltese by its letters."""
     ws = words if isinstance(words, list) else list(words)
-    hits = list(filter(None, map(_latin_hit, ws)))
+    hits = list(filter(None, map(_LATIN_HITS.__getitem__, ws)))
     if not _LATIN_I.isdisjoint(ws):
         hits += [
             _FIRST_PERSON_HIT_LATIN for b in compress(ws[1:], map(_LATIN_I.__contains__, ws)) if _n_word(b)
@@ -475,7 +477,7 @@ def detect_latin(words: Iterable[str]) -> Variety:
 def word_vote(word: str, script: str) -> Vote:
     """What one word casts alone in ``script`` (its table entry or morphology rule; the pronoun +
     ``n-`` pair is two words'), ``()`` for nothing: for tests and tools that edit markers."""
-    hit = _latin_hit(word) if script == "arabizi" else _arabic_hit(normalize_arabic(word))
+    hit = _LATIN_HITS[word] if script == "arabizi" else _ARABIC_HITS[normalize_arabic(word)]
     return hit[0] if hit else ()
 
 
