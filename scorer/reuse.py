@@ -40,22 +40,44 @@ def _stem(word: str, arabic: bool) -> str:
     return word
 
 
+CACHE_WORDS = 1 << 16
+_SEEN: dict[str, dict[str, str]] = {"arabic": {}, "arabizi": {}}
+"""Each script's words judged so far, word → its stem ("" for glue and function words): a run's
+vocabulary repeats, so a word met again costs one dict lookup (cleared past CACHE_WORDS)."""
+
+
+def _content(word: str, script: str) -> str:
+    """The stem of a content word, "" for a glue or function word (cached per script)."""
+    seen = _SEEN[script]
+    stem = seen.get(word)
+    if stem is None:
+        if len(seen) >= CACHE_WORDS:
+            seen.clear()
+        arabic = script == "arabic"
+        w = word if arabic else word.lower()
+        stem = "" if w in GLUE_WORDS[script] or is_function_word(w) else _stem(w, arabic)
+        seen[word] = stem
+    return stem
+
+
 def content_words(segments: list[list[str]], script: str) -> list[str]:
     """The stems of the content words of each hemistich (its last, rhyme word left to the rhyme
     rules), in order; a hemistich met again word for word (a refrain) counts once; glue and function
     words (`scorer.wordshape`: pronouns, particles, common adverbs such as برشا) are not content."""
     arabic = script == "arabic"
-    glue = GLUE_WORDS[script]
-    seen: set[tuple[str, ...]] = set()
+    seen: set[str] = set()
     out: list[str] = []
     for seg in segments:
-        key = tuple(seg) if arabic else tuple([w.lower() for w in seg])
+        key = " ".join(seg)
+        if not arabic:
+            key = key.lower()
         if key in seen:
             continue
         seen.add(key)
-        for w in key[:-1]:
-            if w not in glue and not is_function_word(w):
-                out.append(_stem(w, arabic))
+        for w in seg[:-1]:
+            stem = _content(w, script)
+            if stem:
+                out.append(stem)
     return out
 
 
