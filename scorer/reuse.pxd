@@ -8,7 +8,7 @@ cpdef str _stem(str word, bint arabic)
 @cython.locals(seen=dict, stem=str, w=str)
 cpdef str _content(str word, str script)
 
-@cython.locals(seen=set, out=list, seg=list, key=str, w=str, stem=str, arabic=bint)
+@cython.locals(seen=set, out=list, seg=list, key=str, w=str, stem=str, prev=str, arabic=bint)
 cpdef list content_words(list segments, str script)
 
 @cython.locals(n=cython.Py_ssize_t, w=cython.Py_ssize_t, i=cython.Py_ssize_t, c=cython.Py_ssize_t,

@@ -62,8 +62,9 @@ def _content(word: str, script: str) -> str:
 
 def content_words(segments: list[list[str]], script: str) -> list[str]:
     """The stems of the content words of each hemistich (its last, rhyme word left to the rhyme
-    rules), in order; a hemistich met again word for word (a refrain) counts once; glue and function
-    words (`scorer.wordshape`: pronouns, particles, common adverbs such as برشا) are not content."""
+    rules), in order, a word said again at once counted once (babble, which ``score._babble``
+    charges smoothly); a hemistich met again word for word (a refrain) counts once; glue and
+    function words (`scorer.wordshape`: pronouns, particles, برشا) are not content."""
     arabic = script == "arabic"
     seen: set[str] = set()
     out: list[str] = []
@@ -74,10 +75,12 @@ def content_words(segments: list[list[str]], script: str) -> list[str]:
         if key in seen:
             continue
         seen.add(key)
+        prev = ""  # a word said again at once (يا يا, نحكيو نحكيو) is babble's (score._babble), not this
         for w in seg[:-1]:
             stem = _content(w, script)
-            if stem:
+            if stem and stem != prev:
                 out.append(stem)
+            prev = stem
     return out
 
 

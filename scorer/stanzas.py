@@ -72,8 +72,9 @@ def _holds(unit: list[Line], size: int, main: RhymeKey, sung: set[str]) -> bool:
 
 def _returns(unit: list[Line], size: int, main: RhymeKey, sung: set[str]) -> bool:
     """The unit has a stanza's frame without its inner rhyme: ``size`` lines, the last in the
-    poem-wide rhyme and none before it. A stanza whose own rhyme is off (العصا / نسا) is still a
-    stanza, charged for its rhyme by the scoring; its frame alone says where it ends (r8-018)."""
+    poem-wide rhyme and none before it, or every one (a stanza on the poem's own rhyme). A stanza
+    whose own rhyme is off (العصا / نسا) or is the poem's is still a stanza, charged for its rhyme by
+    the scoring; its frame alone says where it ends (r8-018, r11-013)."""
     if _holds(unit, size, main, sung):
         return True
     body = _body(unit, sung)
@@ -82,8 +83,12 @@ def _returns(unit: list[Line], size: int, main: RhymeKey, sung: set[str]) -> boo
     keys = [_key(ln) for ln in body]
     if rhyme_similarity(keys[-1], main) < RHYMES:
         return False
-    # none before it in the poem-wide rhyme: a must-differ reading (a ridf rhyme on a bare rawī differs)
-    return all(contrast_similarity(k, main) < RHYMES for k in keys[:-1])
+    # none before it in the poem-wide rhyme: a must-differ reading (a ridf rhyme on a bare rawī differs);
+    # or all of them in it: a stanza whose own rhyme is the poem's (aaa, r11-013's first stanza)
+    inner = keys[:-1]
+    return all(contrast_similarity(k, main) < RHYMES for k in inner) or all(
+        rhyme_similarity(k, main) >= RHYMES for k in inner
+    )
 
 
 def _count(unit: list[Line], sung: set[str]) -> int:

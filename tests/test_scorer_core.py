@@ -337,13 +337,22 @@ def test_arabizi_babble_and_stubs_score_below_an_honest_imperfect_poem(hack: str
     assert s.reward < honest - 0.8, (hack, honest, s)
 
 
+VERBS_MAGHREBI = str.split(
+    "نحكيو نغنيو نمشيو نكتبو نلعبو نضحكو نرجعو نسهرو نقراو نحلمو نسافرو نخدمو نعيشو نبكيو نجريو نطيرو "
+    "نزرعو نرسمو نبنيو نحضنو نستناو نعاودو نتفكرو"
+)
+"""Maghrebi plural verbs, one per babbling line: Derja evidence, and no word recycled across lines
+(`scorer.reuse`), so only the babble is measured."""
+
+
 def test_babble_is_smooth_in_the_share_of_babbling_lines() -> None:
     refs = ref("mugef", script="arabic")
     b = stanzas_of((SAMPLES / "mugef.txt").read_text(encoding="utf-8"))
+    verbs = iter(VERBS_MAGHREBI)
+    babbled = [[babble(ln, next(verbs)) for ln in s] for s in b]
     rewards = []
     for k in range(len(b) + 1):
-        # نحكيو, a Maghrebi verb: the babbled poem keeps Derja evidence, so only the babble is measured
-        x = [[babble(ln, "نحكيو") for ln in s] if i < k else s for i, s in enumerate(b)]
+        x = [babbled[i] if i < k else s for i, s in enumerate(b)]
         rewards.append(score(join(x), refs).reward)
     steps = [a - c for a, c in itertools.pairwise(rewards)]
     assert all(0.05 < d < 0.4 for d in steps), rewards  # every stanza of babble costs, none cliffs

@@ -57,10 +57,14 @@ def test_honest_poems_keep_the_gate_open(name: str, response: object, refs: dict
 
 
 def test_refrains_function_words_and_clitics() -> None:
-    """A refrain counts once; particles and pronouns are not content; والدار and معالدار are الدار."""
+    """A refrain counts once; particles and pronouns are not content; والدار and معالدار are الدار;
+    babble (a word said again at once) counts once."""
     line = ["يا", "انا", "نحب", "الدار", "في", "الليل"]
     assert content_words([line, line, line], "arabic") == ["نحب", "دار"]
-    assert content_words([["والدار", "معالدار", "بالدار", "قمر"]], "arabic") == ["دار", "دار", "دار"]
+    clitics = [["والدار", "قمر", "معالدار", "نجمه", "بالدار", "ليل"]]
+    assert content_words(clitics, "arabic") == ["دار", "قمر", "دار", "نجمه", "دار"]
+    # a word said again at once is babble's (score._babble), counted here once
+    assert content_words([["نحكيو", "نحكيو", "نحكيو", "الدار"]], "arabic") == ["نحكيو"]
     latin = [["w", "el", "bab", "wel", "dar", "ena", "n7eb", "lbab"]]
     assert content_words(latin, "arabizi") == ["bab", "dar", "n7eb"]
 

@@ -131,8 +131,7 @@ _VOCABULARY = _IMAGERY_WORDS | _PADDING_WORDS | _GLUE | frozenset(ARABIC_SLOTS.n
 _DRAWS = 12
 """Phrase bodies drawn per segment, the nearest the length target kept: isometry at full quality."""
 RECENT_BODIES = 24
-"""Bodies within which a word may come twice, not three times: the scorer's stretch of 48 content
-words is about twenty-four of the filler's bodies (two content words each)."""
+"""Bodies within which a word may come twice: the scorer's stretch of 48 content words is about 24."""
 ADVERB_EVERY = 3
 """One honest body in this many, in Arabic script, carries a Tunisian adverb (`ADVERBS`)."""
 _GIBBERISH_AR = "ابتجحدرزسشعفقكلمنهوي"
@@ -278,12 +277,10 @@ class _Writer:
         # what earlier bodies said, so no body reads as a copy (the scorer's repetition rule)
         self.bodies: set[tuple[str, ...]] = set()
         self.pairs: set[tuple[str, str]] = set()
-        # the open-class words of the last bodies, so none comes back a third time within about
-        # eight lines (the scorer's recycled-words gate); closed-class words are free
+        # the last bodies, so no open-class word comes back a third time (the scorer's recycled words)
         self.recent: collections.deque[list[str]] = collections.deque(maxlen=RECENT_BODIES)
-        slots = self.script.slots
-        self.closed = frozenset((slots.call, slots.neg, slots.waw, *slots.preps, *slots.pronouns))
-        self.closed |= frozenset(slots.padding_leads)
+        sl = self.script.slots
+        self.closed = frozenset((sl.call, sl.neg, sl.waw, *sl.preps, *sl.pronouns, *sl.padding_leads))
         self.honest_bodies = 0  # every ADVERB_EVERY-th honest body carries a Tunisian adverb
 
     def poem(self) -> str:
