@@ -25,3 +25,7 @@ cpdef double _language_gate(list lines, bint arabizi, bint refrain)
 
 @cython.locals(body=list, long=list, rhyming=cython.Py_ssize_t, ends=list, tails=dict, end=str, tail=str, w=str)
 cpdef bint _rhyme_list(list words)
+
+@cython.locals(near=cython.Py_ssize_t, far=cython.Py_ssize_t, last_seen=dict, i=cython.Py_ssize_t, keys=list,
+               dups=cython.Py_ssize_t)
+cpdef _common_penalties(poem, list lines, ends, dict pen)

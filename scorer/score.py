@@ -13,9 +13,9 @@ No I/O, no randomness, no dependence on hash order: the same input gives the sam
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from scorer.arabic import arabizi_fold, rhyme_identity
@@ -453,7 +453,7 @@ class _Seen:
             self.bags.add(tuple(sorted(body)))
             if self.bodies.setdefault(body, end) != end or len(self.bags) == known:
                 share = 1.0
-            pairs = list(itertools.pairwise(body))
+            pairs = list(pairwise(body))
             if share < 1.0 and len(pairs) >= OVERLAP_MIN_PAIRS:
                 old = sum(map(self.pairs.__contains__, pairs)) / len(pairs)
                 share = min(1.0, max(0.0, (old - OVERLAP_FROM) / (OVERLAP_FULL - OVERLAP_FROM)))
