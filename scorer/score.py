@@ -340,7 +340,8 @@ def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
     last word is not a word (or less); and less as it repeats earlier hemistichs (`_copy_share`). The mean
     worth over LANG_FULL (capped at 1) multiplies the quality. `refrain`: the form repeats a line
     verbatim, so a verbatim repeat is the refrain's business, not a copy."""
-    word = (_ARABIZI_WORDS if arabizi else _ARABIC_WORDS).__getitem__
+    table = _ARABIZI_WORDS if arabizi else _ARABIC_WORDS
+    word = table.__getitem__
     seen = _Seen()
     total = copied = 0.0
     units = 0
@@ -351,7 +352,10 @@ def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
             n = len(h)
             # the body decides: a real rhyme word glued onto gibberish does not make it language
             body = h[:-1] if n >= 3 else h
-            worth = min(1.0, ((known := sum(map(word, body))) / len(body) - LINE_ZERO) / span)
+            known = 0  # a loop, not sum(map(word, body)): compiled, C additions and no call per word
+            for w in body:
+                known += table[w]
+            worth = min(1.0, (known / len(body) - LINE_ZERO) / span)
             if n >= 3 and not word(h[-1]):
                 # the rhyme word is looked up like any other: in Arabic script, where the lexicon
                 # knows 99 % of real words, an unknown one halves the hemistich; in Arabizi (about
@@ -360,8 +364,12 @@ def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
                 worth = min(worth, ((known - 1) / len(body) - LINE_ZERO) / span)
             if worth <= 0.0:
                 continue
-            if len(body) >= 3 and all(map(_FUNCTION_WORDS.__getitem__, filter(word, body))):
-                continue  # particles, pronouns and non-words only (no closure: cpdef): says nothing
+            if len(body) >= 3:  # particles, pronouns and non-words only say nothing
+                for w in body:  # a loop, not all() over a filter: compiled, no call per word
+                    if table[w] and not _FUNCTION_WORDS[w]:
+                        break
+                else:
+                    continue
             folded = [arabizi_fold(w) for w in h] if arabizi else h
             if n >= 4 and _rhyme_list(folded):
                 continue
