@@ -263,7 +263,7 @@ def _common_penalties(poem: Poem, lines: list[Line], ends: Ends, pen: dict[str, 
     for seq in ends.words:
         last_seen: dict[str, int] = {}
         for i, word in enumerate(seq):
-            w = rhyme_identity(word)  # الدار = دار = بالدار, dar = Dar = DAR (one-letter words: "")
+            w = _IDENTITY[word]  # الدار = دار = بالدار, dar = Dar = DAR (one-letter words: "")
             if w:
                 j = last_seen.get(w)
                 if j is not None:
@@ -396,6 +396,7 @@ def _arabizi_word(w: str) -> bool:
 _ARABIC_WORDS = WordTable(_arabic_word)
 _ARABIZI_WORDS = WordTable(_arabizi_word)
 _FUNCTION_WORDS = WordTable(is_function_word)
+_IDENTITY = WordTable(rhyme_identity)  # a rhyme word's identity, for īṭāʾ and the copy and list tests
 
 
 def _rhyme_list(words: list[str]) -> bool:
@@ -411,8 +412,8 @@ def _rhyme_list(words: list[str]) -> bool:
     for w in long:  # a loop, not sum() over a generator: this runs for most hemistichs
         if w.endswith(tail):
             if ident is None:
-                ident = rhyme_identity(end)
-            if rhyme_identity(w) != ident:
+                ident = _IDENTITY[end]
+            if _IDENTITY[w] != ident:
                 rhyming += 1
     if rhyming >= 2 and 2 * rhyming >= len(long):
         return True
@@ -456,7 +457,7 @@ class _Seen:
         if len(self.whole) == known:
             share = 0.0 if refrain else 1.0
         elif len(body) >= 2 and body.count(body[0]) != len(body):  # one word repeated: babble's
-            end = rhyme_identity(whole[-1])
+            end = _IDENTITY[whole[-1]]
             known = len(self.bags)
             self.bags.add(tuple(sorted(body)))
             if self.bodies.setdefault(body, end) != end or len(self.bags) == known:
