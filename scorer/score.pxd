@@ -20,8 +20,12 @@ cpdef double _babble(list lines)
 
 @cython.locals(seen=_Seen, total=cython.double, copied=cython.double, units=cython.Py_ssize_t,
                span=cython.double, h=list, n=cython.Py_ssize_t, body=list, worth=cython.double,
-               folded=list, share=cython.double, w=str)
+               folded=list, share=cython.double, w=str, known=cython.Py_ssize_t)
 cpdef double _language_gate(list lines, bint arabizi, bint refrain)
 
 @cython.locals(body=list, long=list, rhyming=cython.Py_ssize_t, ends=list, tails=dict, end=str, tail=str, w=str)
 cpdef bint _rhyme_list(list words)
+
+@cython.locals(near=cython.Py_ssize_t, far=cython.Py_ssize_t, last_seen=dict, i=cython.Py_ssize_t, keys=list,
+               dups=cython.Py_ssize_t)
+cpdef _common_penalties(poem, list lines, ends, dict pen)

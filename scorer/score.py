@@ -11,9 +11,9 @@ No I/O, no randomness, no dependence on hash order: the same input gives the sam
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from scorer.arabic import arabizi_fold, rhyme_identity
@@ -263,7 +263,7 @@ def _common_penalties(poem: Poem, lines: list[Line], ends: Ends, pen: dict[str, 
     for seq in ends.words:
         last_seen: dict[str, int] = {}
         for i, word in enumerate(seq):
-            w = rhyme_identity(word)  # الدار = دار = بالدار, dar = Dar = DAR (one-letter words: "")
+            w = _IDENTITY[word]  # الدار = دار = بالدار, dar = Dar = DAR (one-letter words: "")
             if w:
                 j = last_seen.get(w)
                 if j is not None:
@@ -340,7 +340,8 @@ def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
     last word is not a word (or less); and less as it repeats earlier hemistichs (`_copy_share`). The mean
     worth over LANG_FULL (capped at 1) multiplies the quality. `refrain`: the form repeats a line
     verbatim, so a verbatim repeat is the refrain's business, not a copy."""
-    word = (_ARABIZI_WORDS if arabizi else _ARABIC_WORDS).__getitem__
+    table = _ARABIZI_WORDS if arabizi else _ARABIC_WORDS
+    word = table.__getitem__
     seen = _Seen()
     total = copied = 0.0
     units = 0
@@ -351,7 +352,10 @@ def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
             n = len(h)
             # the body decides: a real rhyme word glued onto gibberish does not make it language
             body = h[:-1] if n >= 3 else h
-            worth = min(1.0, ((known := sum(map(word, body))) / len(body) - LINE_ZERO) / span)
+            known = 0  # a loop, not sum(map(word, body)): compiled, C additions and no call per word
+            for w in body:
+                known += table[w]
+            worth = min(1.0, (known / len(body) - LINE_ZERO) / span)
             if n >= 3 and not word(h[-1]):
                 # the rhyme word is looked up like any other: in Arabic script, where the lexicon
                 # knows 99 % of real words, an unknown one halves the hemistich; in Arabizi (about
@@ -360,8 +364,12 @@ def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
                 worth = min(worth, ((known - 1) / len(body) - LINE_ZERO) / span)
             if worth <= 0.0:
                 continue
-            if len(body) >= 3 and all(map(_FUNCTION_WORDS.__getitem__, filter(word, body))):
-                continue  # particles, pronouns and non-words only (no closure: cpdef): says nothing
+            if len(body) >= 3:  # particles, pronouns and non-words only say nothing
+                for w in body:  # a loop, not all() over a filter: compiled, no call per word
+                    if table[w] and not _FUNCTION_WORDS[w]:
+                        break
+                else:
+                    continue
             folded = [arabizi_fold(w) for w in h] if arabizi else h
             if n >= 4 and _rhyme_list(folded):
                 continue
@@ -388,6 +396,7 @@ def _arabizi_word(w: str) -> bool:
 _ARABIC_WORDS = WordTable(_arabic_word)
 _ARABIZI_WORDS = WordTable(_arabizi_word)
 _FUNCTION_WORDS = WordTable(is_function_word)
+_IDENTITY = WordTable(rhyme_identity)  # a rhyme word's identity, for īṭāʾ and the copy and list tests
 
 
 def _rhyme_list(words: list[str]) -> bool:
@@ -403,8 +412,8 @@ def _rhyme_list(words: list[str]) -> bool:
     for w in long:  # a loop, not sum() over a generator: this runs for most hemistichs
         if w.endswith(tail):
             if ident is None:
-                ident = rhyme_identity(end)
-            if rhyme_identity(w) != ident:
+                ident = _IDENTITY[end]
+            if _IDENTITY[w] != ident:
                 rhyming += 1
     if rhyming >= 2 and 2 * rhyming >= len(long):
         return True
@@ -448,12 +457,12 @@ class _Seen:
         if len(self.whole) == known:
             share = 0.0 if refrain else 1.0
         elif len(body) >= 2 and body.count(body[0]) != len(body):  # one word repeated: babble's
-            end = rhyme_identity(whole[-1])
+            end = _IDENTITY[whole[-1]]
             known = len(self.bags)
             self.bags.add(tuple(sorted(body)))
             if self.bodies.setdefault(body, end) != end or len(self.bags) == known:
                 share = 1.0
-            pairs = list(itertools.pairwise(body))
+            pairs = list(pairwise(body))
             if share < 1.0 and len(pairs) >= OVERLAP_MIN_PAIRS:
                 old = sum(map(self.pairs.__contains__, pairs)) / len(pairs)
                 share = min(1.0, max(0.0, (old - OVERLAP_FROM) / (OVERLAP_FULL - OVERLAP_FROM)))
