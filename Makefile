@@ -41,7 +41,7 @@ lock: $(STAMP)
 ## The scoring core compiled in place with Cython (python -m scorer.build_ext: the same sources,
 ## the same rewards, faster). Without a C compiler it says why and the sources run as they are.
 SCORER_EXT := build/scorer-ext.stamp
-$(SCORER_EXT): $(STAMP) $(wildcard scorer/*.py)
+$(SCORER_EXT): $(STAMP) $(wildcard scorer/*.py scorer/*.pxd)
 	$(PY) -m scorer.build_ext
 	mkdir -p build && touch $@
 
