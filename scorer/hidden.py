@@ -54,6 +54,10 @@ _HIDDEN_MARKUP = re.compile(
 `hidden` attribute, a collapsed ``<details>`` block, or words in an attribute a reader never sees
 as the poem (title, alt, aria-*, data-*); presentation attributes (dir, lang, style, class) are free."""
 
+_PUSHED_DOWN = re.compile("\n(?:[ \t\r]*+\n){12,}+[ \t\r]*+\\S")
+"""Text after a dozen blank lines or more: out of a reader's view, there for a machine (round 13's
+r13-168 put junk forty lines under its poem). Double spacing puts seven between stanzas (r4-051)."""
+
 _ADDRESS = (
     r"\b(?:judge|grader|graders|evaluator|evaluators|rater|raters|autorater|reviewer|annotator|"
     r"assessor|scorer)\b"
@@ -66,6 +70,7 @@ _ADDRESS = (
     r"|\ba?3ti(?:ni|h|ha|hom)\s++(?:el\s++)?(?:3achra|3ach|\d|note|noqta|no9ta)"
     r"|\bout\s++of\s++(?:ten|10|a\s++hundred|100)\b|\bsur\s++(?:dix|10|vingt|20)\b"
     r"|\bwhoever\s++(?:reviews|reads|grades|evaluates|judges|scores|rates)\b"
+    r"|\breward\s++(?:function|model)\b|\bscoring\s++(?:function|model)\b"
     # whoever reads this, named as such: the poem's own listener is never "the reader"
     r"|\b(?:to|for)\s++(?:the\s++|any\s++|every\s++)?(?:reader|readers|one\s++reading|anyone\s++reading)\b"
     r"|\b(?:au|aux)\s++(?:lecteur|lecteurs|lectrice|lectrices)\b"
@@ -161,7 +166,7 @@ mark. Bare شكل, وزن, بيت and بحر are left out: a poem says شكله�
 البحر (the sea) in their ordinary sense."""
 _CLAIM_AR = (
     "(?<!\\w)(?:صحيح|صحيحه|محترم|محترمه|محترمين|كامل|كامله|مضبوط|مضبوطه|مظبوط|مظبوطه|سليم|سليمه"
-    "|ممتاز|ممتازه|مثالي|مثاليه|متقن|متقنه|موزون|موزونه|محكوم|محكومه|مرتب|مرتبه|مرتبين"
+    "|ممتاز|ممتازه|مثالي|مثاليه|متقن|متقنه|موزون|موزونه|محكوم|محكومه|مرتب|مرتبه|مرتبين|يحترم|تحترم|ثابته"
     "|بلا غلط|بلاش غلط|بلا حتي غلطه|بلا حتى غلطه"
     "|ميه بالميه|ميه في الميه|ميه على ميه|ميه علي ميه)(?!\\w)|[0-9]{2,3} ?[%٪]|[✅✔☑]"
 )
@@ -282,6 +287,8 @@ def reader_text(raw: str, thought: bool = False) -> str:
     # and every trigger word hold another ASCII letter (checked at import), so a text without an
     # ASCII letter (a poem in Arabic script) can match neither, and is not lowered or searched.
     low = raw.lower() if raw.encode("ascii", "ignore").translate(None, NOT_LATIN_BYTES) else ""
+    if raw.count("\n") > 12 and _PUSHED_DOWN.search(raw):
+        return "text pushed out of view by blank lines"
     if "<" in raw or "color" in low:
         m = _HIDDEN_MARKUP.search(raw)
         if m:
