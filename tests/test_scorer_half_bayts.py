@@ -56,4 +56,4 @@ def test_emptying_halves_never_raises_the_reward(
     whole = score(text, refs).reward
     fewer = score(_emptied(text, which, first=True), refs).reward
     most = score(_emptied(text, more, first=True), refs).reward
-    assert whole >= fewer >= most or more == which, (name, whole, fewer, most)
+    assert whole >= fewer >= most, (name, whole, fewer, most)
