@@ -38,7 +38,13 @@ LOOSE_MISS = (
     "(a looser h would pass 2.9 % of random strings against the 2 % bound), so 'ya hmema tiri w rouh' "
     "has no known content word and, as a body of particles, says nothing (0.97 -> 0.84)"
 )
+DIGRAPH_MISS = (
+    "the mechanical respelling turns mert7 (مرتاح, a rhyme word) into merth, where th is the digraph of ث, "
+    "another rawī (main 0.88 -> 0.60); a writer who spells h for 7 writes the vowel the digit hid (mertah)"
+)
 KNOWN_MISSES = {
+    ("r14-016", "7"): DIGRAPH_MISS,
+    ("r14-016", "759"): DIGRAPH_MISS,
     ("r8-008", "7"): ORDER_MISS,
     ("r8-008", "759"): ORDER_MISS,
     ("r9-016", "7"): LOOSE_MISS,

@@ -16,7 +16,16 @@ from bench.bench_varieties import classify, confusion, derja_scores, texts, word
 from scorer.arabic import normalize_arabic
 from scorer.score import UNPROVEN_GATE, UNPROVEN_WORDS, VARIETY_RAMP, score
 from scorer.text import parse_poem
-from scorer.variety import ARABIC_TABLE, DERJA, PRONOUN_I, UNKNOWN, VARIETIES, detect, word_vote
+from scorer.variety import (
+    ARABIC_TABLE,
+    DERJA,
+    OBJECT_SUFFIXES,
+    PRONOUN_I,
+    UNKNOWN,
+    VARIETIES,
+    detect,
+    word_vote,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "samples"
@@ -362,3 +371,17 @@ def test_morphology_votes_arabizi() -> None:
     assert detect(["ena", "nayem"], "arabizi").counts[DERJA] == 0.0
     for w in ("speech", "touch", "nous", "you"):
         assert detect([w], "arabizi").counts[DERJA] == 0.0, w
+
+
+@pytest.mark.parametrize("suffix", range(len(OBJECT_SUFFIXES["arabic"])))
+def test_suffixed_maghrebi_plural_votes_in_both_scripts(suffix: int) -> None:
+    """A Maghrebi -ū plural keeps its vote with an object pronoun after it, in both scripts alike
+    (round 14: a genuine mukhammas, r14-008, carried its Derja only in نعصروها and read as no
+    variety); MSA's defective verbs take the suffix too (تتلوها, يدعوهم) and, as bare (يتلو), do
+    not vote, nor does a noun in -وة (the scorer folds ة into ه, which is why -ه is no suffix)."""
+    ar, az = OBJECT_SUFFIXES["arabic"][suffix], OBJECT_SUFFIXES["arabizi"][suffix]
+    for w, script in ((f"نعصرو{ar}", "arabic"), (f"يقولو{ar}", "arabic"), (f"nlemmou{az}", "arabizi")):
+        got = detect([w], script)
+        assert got.counts[DERJA] == got.counts["moroccan"] == 0.5, (w, got)
+    for w in (f"تتلو{ar}", f"يدعو{ar}", f"ويدعو{ar}", f"نحو{ar}", "تلاوة", "نعصروه"):
+        assert detect([w], "arabic").counts[DERJA] == 0.0, w
