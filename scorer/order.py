@@ -352,3 +352,73 @@ def glue_gate(lines: list[list[str]], script: str) -> float:
     zero, full = GLUE_RAMP
     share = (held + GLUE_PRIOR_LINES) / (judged + GLUE_PRIOR_LINES)
     return min(1.0, max(0.0, (share - zero) / (full - zero)))
+
+
+LIST_RAMP = (0.35, 0.5)
+"""The list gate on the share of lines that are enumerations: (full, zero). No honest poem of the
+rounds (genuine, harmless, imperfect, wrong form) nor a sample has more than 0.17 of its lines so
+(median 0); the inventories of nouns, towns or months the rounds laid out in forms 0.58-1.0
+(docs/scorer.md, "Word order": lists)."""
+LIST_PRIOR_LINES = 2
+"""The share is counted as if this many more lines were no list: one stanza is weak evidence."""
+LIST_AND_SHARE = 0.6
+"""A line is a list when at least this share of its words after the first, and two or more, are
+"and" + a noun (:func:`_and_noun`)."""
+_LATIN_CLITICS = frozenset(("w", "o", "el", "l", "wel", "wil", "wl"))
+"""Arabizi's "and" and article written apart (w el blad, wel blad): joined to the next word, as the
+Arabic script writes them, before a line is read as a list."""
+_VERB_SHAPES = frozenset(("#wv", "#wvu"))
+
+
+def _and_noun(unit: str, arabic: bool) -> bool:
+    """ "And" + a noun or name: the و-/w- prefix (with or without the article) on a word that is no
+    verb by its shape and no glue word (وفي, ولا: those join a sentence)."""
+    if unit in GLUE_WORDS["arabic" if arabic else "arabizi"]:
+        return False
+    kind = shape(unit, arabic)
+    if kind == "#Pal":
+        return unit.startswith(("وال", "wel", "wil", "wl"))
+    return kind.startswith("#w") and kind not in _VERB_SHAPES
+
+
+def _units(words: list[str], arabic: bool) -> list[str]:
+    """A hemistich's words with Arabizi's "and" and article joined to the word after them."""
+    if arabic:
+        return words
+    out: list[str] = []
+    pre = ""
+    for w in words:
+        low = w.lower()
+        if low in _LATIN_CLITICS:
+            pre += low
+            continue
+        out.append(pre + low)
+        pre = ""
+    if pre:
+        out.append(pre)
+    return out
+
+
+def list_gate(lines: list[list[str]], script: str) -> float:
+    """The multiplier of the list gate: the share of lines (hemistichs of MIN_WORDS words or more)
+    that are enumerations, "X and Y and Z and W" (الخبز والزيت والملح والحليب, months, towns), mapped
+    by LIST_RAMP. The glue gate counts the و-/w- prefix as glue, which it is in a sentence; a chain
+    of "and" + noun with nothing else is an inventory, not a line of verse (rounds 3, 6, 12, 13:
+    noun, town and shopping lists kept their form and scored up to 1.0). O(words)."""
+    arabic = script == "arabic"
+    judged = listed = 0
+    for words in lines:
+        units = _units(words, arabic)
+        n = len(units)
+        if n < MIN_WORDS:
+            continue
+        judged += 1
+        ands = 0
+        for u in units[1:]:
+            if _and_noun(u, arabic):
+                ands += 1
+        if ands >= 2 and ands >= LIST_AND_SHARE * (n - 1):
+            listed += 1
+    full, zero = LIST_RAMP
+    share = listed / (judged + LIST_PRIOR_LINES)
+    return min(1.0, max(0.0, (zero - share) / (zero - full)))

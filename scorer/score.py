@@ -21,7 +21,7 @@ from scorer.catalogue import FormSpec, lookup
 from scorer.hidden import lookalike_gate, reader_text
 from scorer.lexicon import WordTable, is_arabic_word, is_arabizi_word
 from scorer.order import gain as order_gain
-from scorer.order import glue_gate
+from scorer.order import glue_gate, list_gate
 from scorer.response import extract_text, thought_text
 from scorer.reuse import reuse_gate
 from scorer.structure import Ends, score_bayt, score_strophic, short_penalty
@@ -208,6 +208,8 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         sub["glue"] = glue
     if (reuse := reuse_gate(segments, script_name)) < 1.0:
         sub["reuse"] = reuse
+    if (listed := list_gate(segments, script_name)) < 1.0:
+        sub["list"] = listed
     base = sum([w * sub.get(k, 0.0) for k, w in weights]) / weight_sum
     flaws = sub.pop("_flaws", 0)
     lost_by = {k: sub.pop(f"_lost_{k}", 0.0) for k in FLAW_SUBSCORES}
@@ -216,7 +218,7 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         if (top := min(FLAW_MAX, FLAW_COST * flaws) - lost) > 0:
             pen["flaws"] = top
     order = ORDER_FLOOR + (1.0 - ORDER_FLOOR) * sub["order"]
-    gates = gate * sub["language"] * sub["variety"] * order * glue * reuse
+    gates = gate * sub["language"] * sub["variety"] * order * glue * reuse * listed
     gates *= form_gate * lookalike * (not reader)
     q = (base - sum(pen.values())) * gates
     reward = max(-1.0, min(1.0, 2.0 * q - 1.0))
