@@ -33,6 +33,7 @@ COMPILED = (
     "hidden",
     "msa",
     "mashriq",
+    "morphology",
     "variety",
     "order",
     "reuse",

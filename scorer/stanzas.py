@@ -171,3 +171,26 @@ def regroup(
                 break
         out.append(block)
     return out
+
+
+def half_lines(blocks: list[list[Line]], size: int) -> list[list[Line]]:
+    """Stanzas written as bayts, two half-lines to a line (round 15's r15-017: each mugef stanza,
+    aaaB, as two lines of two hemistichs), read as their half-lines when the blank lines mark them
+    unevenly: :func:`regroup` counts lines, so a block of two stanzas (four bayts) or a stanza cut in
+    two (one bayt and one, or every bayt apart) is read at the form's size only in half-lines. Blocks
+    of one size that holds a stanza's half-lines, or lines that are not all bayts, are left as they
+    are (``structure.score_strophic`` reads an even bayt layout block by block)."""
+    if size <= 2 or len(blocks) < 2:
+        return blocks
+    sizes = [len(b) for b in blocks]
+    n = _common(sizes)
+    if n * 2 > size + 1 or (len(set(sizes)) < 2 and n * 2 >= size):
+        return blocks
+    if not all(len(ln.hemi_words) == 2 for b in blocks for ln in b):
+        return blocks
+    return [[_half(h) for ln in b for h in ln.hemi_words] for b in blocks]
+
+
+def _half(words: list[str]) -> Line:
+    text = " ".join(words)
+    return Line(text, [text], words, [words], "".join(words).lower())

@@ -18,7 +18,7 @@ from typing import Any
 from scorer.arabic import RhymeKey, contrast_similarity, rhyme, rhyme_similarity
 from scorer.catalogue import FormSpec
 from scorer.refrain import OWN_REFRAIN, heads, is_copy, own_refrain, refrains_of, same_line, whole_bayt
-from scorer.stanzas import regroup
+from scorer.stanzas import half_lines, regroup
 from scorer.text import Line, Poem, letters_only
 
 SIZE_GATE_FIRST, SIZE_GATE_STEP = 0.6, 0.2
@@ -236,6 +236,7 @@ def score_strophic(
             blocks.insert(0, rest)
 
     k = spec.lines
+    blocks = half_lines(blocks, k)
     # One long block where stanzas were not separated: cut it at refrains, else every k lines.
     if len(blocks) == 1 and len(blocks[0]) > k + 1:
         flat = blocks[0]

@@ -52,7 +52,14 @@ from typing import NamedTuple
 from scorer import msa as _msa
 from scorer.arabic import arabizi_fold, normalize_arabic
 from scorer.lexicon import WordTable
-from scorer.mashriq import EAST, east_form
+from scorer.morphology import (
+    MSA_VOTE,
+    NEGATION_VOTE,
+    TAILS,
+    Vote,
+    arabic_morphology,
+    latin_morphology,
+)
 
 DIR = Path(__file__).resolve().parent / "lexicon" / "varieties"
 DERJA = "tunisian"
@@ -98,15 +105,6 @@ FOLDED = frozenset({"tunisian", "moroccan", "egyptian", "levantine", "algerian",
 """Latin varieties also matched by the phonetic fold: Arabizi has no fixed spelling. French,
 English and Maltese are matched by spelling only: folded, their words meet Tunisian ones (Maltese
 ``lil`` 'to' is Derja ``lil`` 'night'; English ``been`` folds to Derja ``bin`` 'between')."""
-MSA_VERB_WEIGHT = 1.0
-"""An imperfect verb in ``-ūn`` (يكتبون, تعرفون, وسيبقون): MSA; the dialects say ``-ū`` (يكتبو)."""
-MAGHREBI_VERB_WEIGHT = 1.0
-"""A verb plural in ``-āw`` (مشاو, خلاو) or an imperfect in ``-īw`` (يبنيو, نحكيو): Tunisian or
-Moroccan (Egyptian and Levantine write ``-وا``), split between the two like any shared marker."""
-NEGATION_WEIGHT = 1.0
-"""A word wrapped in the negation circumfix ``ما…ش`` (ماعادش, مايحبوش, ماكتبتش): Tunisian, Moroccan
-and Egyptian write it so; MSA, Levantine (but the south's, written apart), Gulf and Iraqi do not.
-Split between the three."""
 FIRST_PERSON_WEIGHT = 1.0
 """``انا`` (I) before an imperfect in ``n-`` (انا نحلم, انا نستناك; Latin ``ana``/``ena`` before ``n`` and
 any letter but a: ena nel3eb, ana n7lem, not the participles nayem, nazel): the Maghrebi first person
@@ -130,25 +128,6 @@ MSA_DOSE: dict[str, tuple[float, float]] = {"arabic": (1.0, 2.0), "arabizi": (1.
 allathi, laysa, aktubu), each distinct form once, is not cancelled by Derja markers either (round 7
 sprinkled برشا, ديما into MSA poems): (free, zero) as FOREIGN_DOSE, the gate the smaller of the two.
 No genuine, harmless or imperfect poem of the rounds nor a sample carries more than 1."""
-EGYPTIAN_NEGATION_WEIGHT = 1.0
-"""``ما`` + a ``b-`` imperfect + ``ش`` written as one word (مبيعرفش, مبتحبش): Egyptian; Levantine
-writes ``ما بيعرف`` apart and Tunisian has no ``b-`` imperfect (its ``ما…ش`` forms are ``ماب…``
-only for verbs in b-, e.g. مابكيتش, whose third letter is no ي/ت/ن)."""
-ECH_WEIGHT = 1.0
-"""A Latin word in ``-ech`` no table knows: the Tunisian imala of ``-āš`` (see _latin_morphology)."""
-OBJECT_SUFFIXES = {"arabic": ("ها", "ك", "ني", "هم", "كم"), "arabizi": ("ha", "h", "k", "ni", "hom", "kom")}
-"""Object pronouns after a Maghrebi verb plural (نعصروها, تحطوه, y7ebbouk): the plural's ``-ū`` stays
-before them, so the verb is the same marker with the suffix (round 14's genuine r14-008 carried its
-Derja only in such verbs and read as no variety at all). Not ``-ه`` in Arabic script: the scorer
-folds ة into ه, and a noun in ``-وة`` (تلاوة) would read as a verb. MSA writes the suffixed plural
-so too after لن/لم/أن (لن يفهموها), but those particles are MSA's own evidence (``scorer.msa``).
-Four letters or more before the ``-ū``: MSA's defective verbs (يتلو, يدعو) take the suffix too
-(تتلوها, ويدعوهم lifted two salads of rounds 2 and 4 at three), as the bare rule keeps them out by
-length."""
-_SUFFIXED = tuple("و" + s for s in OBJECT_SUFFIXES["arabic"])
-_LATIN_SUFFIXED = tuple("ou" + s for s in OBJECT_SUFFIXES["arabizi"])
-_TAILS = ("ون", "و", "ش", *_SUFFIXED)
-_NOT_VERBS = frozenset({"تليفون", "تلفون", "تلفزيون", "ياسمون"})
 PRONOUN_I: dict[str, frozenset[str]] = {
     "arabic": frozenset({"انا", "وانا", "فانا"}),
     "arabizi": frozenset({"ana", "ena", "eni", "wana", "wena"}),
@@ -160,8 +139,6 @@ _LATIN_I = frozenset(f(w) for w in PRONOUN_I["arabizi"] for f in (str.lower, str
 than the lookups."""
 
 
-Vote = tuple[tuple[str, float], ...]
-"""What one marker adds: (variety, weight) pairs; one pair for a distinctive marker."""
 Hit = tuple[Vote, str]
 """A table entry: the marker's vote and its label for the reason (``word:variety``, ``a+b`` when
 shared). The tables map a word to its Hit, so ``filter(None, map(table.get, words))`` finds a
@@ -352,59 +329,32 @@ def _verdict(order: tuple[str, ...], hits: list[Hit], script: str = "arabic", ms
     return Variety(variety, derja, sum(counts.values()), counts, markers, foreign[top], gate, msa)
 
 
-def _arabic_morphology(word: str) -> Vote:
-    """The vote of a word ending in one of _TAILS that is no marker: an MSA ``-ūn`` imperfect
-    (ي/ت + at least two letters + ون, after و/ف); a Maghrebi verb plural, ``-āw`` (at least two
-    letters before, no article), ``-īw`` imperfect (ي/ت/ن first) or ``-ū`` imperfect (ي/ت/ن + at
-    least three letters + و: نكتبو, يقولو; the dialects of the east write ``-وا`` and say the
-    indicative with ``b-``, and MSA's defective verbs, يبدو, نرجو, are four letters); a ``ما…ش``
-    negation (at least five letters); else nothing."""
-    if word in _NOT_VERBS or len(word) < 4:
-        return ()
-    w = word[1:] if word[0] in "وف" and len(word) > 4 else word
-    last = w[-1]
-    if last == "ش":
-        if len(w) >= 6 and w.startswith("مب") and w[2] in "يتن":
-            return _EGYPTIAN_NEGATION_VOTE
-        return _NEGATION_VOTE if len(w) >= 5 and w.startswith("ما") else ()
-    if last == "ن":
-        return _MSA_VOTE if w[0] in "يت" and len(w) >= 5 else ()
-    if not w.endswith(("و", "او", "يو")):  # an object suffix after the plural -ū
-        stem = next(w[: -len(t)] for t in _SUFFIXED if w.endswith(t))
-        return _MAGHREBI_VOTE if w[0] in "يتن" and len(stem) >= 4 else ()
-    tail = w[-2:]
-    if tail == "او":
-        return () if w.startswith("ال") else _MAGHREBI_VOTE
-    if tail == "يو":
-        return _MAGHREBI_VOTE if w[0] in "يتن" else ()
-    return _MAGHREBI_VOTE if w[0] in "يتن" and len(w) >= 5 else ()
-
-
-_MSA_VOTE: Vote = (("msa", MSA_VERB_WEIGHT),)
 _I_VOTE: Vote = tuple((v, 1.0 / 3) for v in ("msa", "gulf", "iraqi"))
 """The first person in أ- (أكتب, scorer.msa): MSA, Gulf and Iraqi say it so (Egyptian and Levantine
 with b-, the Maghreb with n-); MSA's own dose counts it whole."""
-_ECH_VOTE: Vote = (("tunisian", ECH_WEIGHT),)
-_EGYPTIAN_NEGATION_VOTE: Vote = (("egyptian", EGYPTIAN_NEGATION_WEIGHT),)
-_EAST_VOTE: Vote = tuple((v, 1.0 / len(EAST)) for v in EAST)
-"""A Mashriq verb form or qaf read as hamza (``scorer.mashriq``): Egyptian and Levantine."""
-_MAGHREBI_VOTE: Vote = (("tunisian", MAGHREBI_VERB_WEIGHT / 2), ("moroccan", MAGHREBI_VERB_WEIGHT / 2))
-_NEGATION_VOTE: Vote = tuple((v, NEGATION_WEIGHT / 3) for v in ("tunisian", "moroccan", "egyptian"))
 _FIRST_PERSON_HIT: Hit = (
     (("tunisian", FIRST_PERSON_WEIGHT / 2), ("moroccan", FIRST_PERSON_WEIGHT / 2)),
     "انا+n-:tunisian+moroccan",
 )
 _FIRST_PERSON_HIT_LATIN: Hit = (_FIRST_PERSON_HIT[0], "ana+n-:tunisian+moroccan")
+_NEGATION_APART_HIT: Hit = (NEGATION_VOTE, "ما …ش:tunisian+moroccan+egyptian")
+NEGATION_APART = frozenset({"ما", "وما", "فما"})
+"""The words that open a ``ما…ش`` negation written apart (see NEGATED_LETTERS)."""
+NEGATED_LETTERS = 5
+"""The ما…ش negation written in two words (ما تعياش, ما يتنساش, ما تسواش) is the same circumfix as in
+one (ماتعياش): the same vote, when the word after ما ends in ش and has this many letters or more,
+so that a verb whose root ends in ش (ما عاش, ما يعيش, ما يفتّش) is not read as negated. Round 15's
+genuine mugef r15-017 carried its Derja only in three such negations and read as no variety."""
 
 
 def _arabic_hit(word: str) -> Hit:
     """A normalised Arabic-script word's Hit, ``()`` when it marks nothing: the table, else the
-    morphology rules for a word ending in one of _TAILS. Asked through `_ARABIC_HITS`, a table
+    morphology rules for a word ending in one of TAILS. Asked through `_ARABIC_HITS`, a table
     filled per word (a run's vocabulary repeats), so a poem costs one C-level dict lookup per word."""
     hit = ARABIC_TABLE.get(word)
     if hit is not None:
         return hit
-    if word.endswith(_TAILS) and (vote := _arabic_morphology(word)):
+    if word.endswith(TAILS) and (vote := arabic_morphology(word)):
         return _hit(word, vote)
     return ()
 
@@ -421,37 +371,12 @@ def _latin_hit(word: str) -> Hit:
     hit = LATIN_FOLD.get(arabizi_fold(word))
     if hit is not None:
         return hit
-    vote = _latin_morphology(low)
+    vote = latin_morphology(low)
     return _hit(word, vote) if vote else ()
 
 
 _ARABIC_HITS = WordTable(_arabic_hit)
 _LATIN_HITS = WordTable(_latin_hit)
-
-
-def _latin_morphology(low: str) -> Vote:
-    """The vote of a lower-cased Latin word no table knows, by its ending (Arabizi spells the
-    Maghreb's verb endings the French way): ``-ech`` (at least five letters), the Tunisian
-    imala of ``-āš`` in questions and negations (wa9tech, ma njemtech, ma 3adech; Moroccan writes
-    ``-ach``/``-ch``, the east ``-sh``): Tunisian; a Maghrebi verb plural, ``-ou`` after n/y/t
-    and at least three letters (nlemmou, y7ebbou), ``-iw``/``-aw`` after at least three
-    (nghanniw, nab9aw), or ``-ouch`` negated (ya3rfouch; the east writes ``-sh``): Tunisian or
-    Moroccan, as in Arabic script; else nothing."""
-    if low.isascii() and east_form(low):
-        return _EAST_VOTE
-    if len(low) < 5 or not low.isascii():
-        return ()
-    if low.endswith("ech") and not low.endswith("eech"):
-        return _ECH_VOTE
-    if low.endswith("ouch"):
-        return _MAGHREBI_VOTE if len(low) >= 6 and low[0] in "mnyt" else ()
-    if low.endswith("ou"):
-        return _MAGHREBI_VOTE if len(low) >= 6 and low[0] in "nyt" else ()
-    if low.endswith(("iw", "aw")):
-        return _MAGHREBI_VOTE
-    if low.endswith(_LATIN_SUFFIXED) and len(low) >= 7 and low[0] in "nyt":
-        return _MAGHREBI_VOTE
-    return ()
 
 
 def _n_verb(word: str) -> bool:
@@ -471,7 +396,13 @@ def detect_arabic(words: Iterable[str], raw: str = "") -> Variety:
     hits = list(filter(None, map(_ARABIC_HITS.__getitem__, ws)))
     if not _I.isdisjoint(ws):  # the words after a pronoun, picked in C (a Python loop per pair costs)
         hits += [_FIRST_PERSON_HIT for b in compress(ws[1:], map(_I.__contains__, ws)) if _n_verb(b)]
-    un_verbs = len({label for vote, label in hits if vote is _MSA_VOTE})
+    if not NEGATION_APART.isdisjoint(ws):  # ما …ش written apart
+        hits += [
+            _NEGATION_APART_HIT
+            for b in compress(ws[1:], map(NEGATION_APART.__contains__, ws))
+            if len(b) >= NEGATED_LETTERS and b[-1] == "ش" and not b.startswith("ما")
+        ]
+    un_verbs = len({label for vote, label in hits if vote is MSA_VOTE})
     verbs = _msa.first_person_verbs(raw, set(ws)) if "أ" in raw else set()
     hits += [_hit(f"{v}+أ", _I_VOTE) for v in sorted(verbs)]  # the أ- I votes in the share too (in order)
     return _verdict(VARIETIES["arabic"], hits, "arabic", _msa.arabic_weight(ws, verbs, un_verbs)[0])

@@ -48,7 +48,14 @@ RESPELL_MISS = (
     "no spelling a writer uses; the language gate falls 1.0 -> 0.95 and the reward 0.93 -> 0.83 (it "
     "was 0.82 -> 0.72, within 0.1, before round 14's doubled-rawī reading lifted the poem)"
 )
+HOMOGRAPH_MISS = (
+    "respelled, 7ouma (حومة, the quarter) becomes houma, the everyday spelling of هوما (they), and the "
+    "stanza rhymes it with homma (they): the same rhyme word twice (īṭāʾ, p_ita 0.07), reward 0.84 -> 0.70. "
+    "Without the digit the two words are one spelling; no reader can tell them apart by letters"
+)
 KNOWN_MISSES = {
+    ("r15-013", "7"): HOMOGRAPH_MISS,
+    ("r15-013", "759"): HOMOGRAPH_MISS,
     ("r8-009", "7"): RESPELL_MISS,
     ("r8-009", "759"): RESPELL_MISS,
     ("r14-016", "7"): DIGRAPH_MISS,
@@ -192,13 +199,33 @@ def _malzumas() -> list[tuple[str, list[list[str]], str]]:
 
 
 MALZUMAS = _malzumas()
+OPENING_ORDER_MISS = (
+    "word order: without its opening (and r15-002's refrain, يا زيتونة في الساحل, 1.9 per word) the "
+    "stanzas' gain over a shuffle is 0.036 and 0.030 per movable word (0.044 and 0.041 shrunk by "
+    "ORDER_PRIOR_WORDS) against the Arabic ramp's 0.03..0.06, the range where shuffled cheats lie "
+    "(docs/scorer.md, Word order: known limits); as sent, with the opening, they gain 0.14 and 0.08 "
+    "and pay 0.97"
+)
+MALZUMA_MISSES = {"r15-002": OPENING_ORDER_MISS, "r15-014": OPENING_ORDER_MISS}
 
 
 def test_the_corpus_has_malzumas_of_mugef_stanzas() -> None:
     assert len(MALZUMAS) >= 30
 
 
-@pytest.mark.parametrize(("name", "blocks", "script"), MALZUMAS, ids=[m[0] for m in MALZUMAS])
+@pytest.mark.parametrize(
+    ("name", "blocks", "script"),
+    [
+        pytest.param(
+            *m,
+            id=m[0],
+            marks=[pytest.mark.xfail(strict=True, reason=MALZUMA_MISSES[m[0]])]
+            if m[0] in MALZUMA_MISSES
+            else [],
+        )
+        for m in MALZUMAS
+    ],
+)
 def test_a_malzuma_sent_for_a_form_without_an_opening_pays(
     name: str, blocks: list[list[str]], script: str
 ) -> None:

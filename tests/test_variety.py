@@ -14,12 +14,13 @@ from hypothesis import strategies as st
 
 from bench.bench_varieties import classify, confusion, derja_scores, texts, words
 from scorer.arabic import normalize_arabic
+from scorer.morphology import OBJECT_SUFFIXES
 from scorer.score import UNPROVEN_GATE, UNPROVEN_WORDS, VARIETY_RAMP, score
 from scorer.text import parse_poem
 from scorer.variety import (
     ARABIC_TABLE,
     DERJA,
-    OBJECT_SUFFIXES,
+    NEGATION_APART,
     PRONOUN_I,
     UNKNOWN,
     VARIETIES,
@@ -280,13 +281,15 @@ ADDED = {"arabic": "برشا", "arabizi": "barcha"}
 
 
 def _neutral(text: str, script: str) -> str:
-    """The poem with every word that votes for Derja (and the pronoun of a pronoun + n- pair)
-    replaced by NEUTRAL: what a marker-free MSA or any-Arabic rewrite keeps of it."""
+    """The poem with every word that votes for Derja (and the pronoun of a pronoun + n- pair, the
+    ما of a negation written apart) replaced by NEUTRAL: what a marker-free MSA or any-Arabic
+    rewrite keeps of it."""
 
     def swap(m: re.Match[str]) -> str:
         w = m.group(0)
         key = normalize_arabic(w) if script == "arabic" else w.lower()
-        if key in PRONOUN_I[script] or any(v == DERJA for v, _ in word_vote(w, script)):
+        pair = PRONOUN_I[script] | (NEGATION_APART if script == "arabic" else frozenset())
+        if key in pair or any(v == DERJA for v, _ in word_vote(w, script)):
             return NEUTRAL[script]
         return w
 
@@ -385,3 +388,13 @@ def test_suffixed_maghrebi_plural_votes_in_both_scripts(suffix: int) -> None:
         assert got.counts[DERJA] == got.counts["moroccan"] == 0.5, (w, got)
     for w in (f"تتلو{ar}", f"يدعو{ar}", f"ويدعو{ar}", f"نحو{ar}", "تلاوة", "نعصروه"):
         assert detect([w], "arabic").counts[DERJA] == 0.0, w
+
+
+def test_the_negation_written_apart_votes_as_written_together() -> None:
+    """ما تعياش, ما يتنساش (round 15's genuine r15-017 carried its Derja only so) vote as ماتعياش does;
+    a verb whose root ends in ش (ما عاش, ما يعيش, ما يفتّش) and a word without ما before it do not."""
+    for apart, together in (("ما تعياش", "ماتعياش"), ("وما يتنساش", "مايتنساش"), ("ما تسواش", "ماتسواش")):
+        got, want = detect(words(apart), "arabic"), detect(words(together), "arabic")
+        assert got.counts == want.counts and got.counts[DERJA] > 0.0, (apart, got, want)
+    for text in ("ما عاش", "ما يعيش", "ما يفتّش", "تعياش", "الليل ما طال"):
+        assert detect(words(text), "arabic").counts[DERJA] == 0.0, text
