@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from scorer.arabic import normalize_arabic  # noqa: E402
-from scorer.order import CODA_PLURAL, DIR, START, shape  # noqa: E402
+from scorer.order import CODA_PLURAL, DIR, START, join_clitics, shape  # noqa: E402
 
 TOP = {"arabic": 200, "arabizi": 800}
 FUNCTION = {"arabic": 60, "arabizi": 100}
@@ -61,7 +61,7 @@ def sentences(path: Path, arabic: bool) -> list[list[str]]:
     if cur:
         out.append(cur)
     if arabic:
-        out = [_join_proclitics(s) for s in out]
+        out = [join_clitics(s, PROCLITICS) for s in out]
         return [[_plural_as_poems_write(normalize_arabic(w)) for w in s] for s in out]
     return [[w.lower() for w in s] for s in out]
 
@@ -71,20 +71,6 @@ def _plural_as_poems_write(word: str) -> str:
     does; Derja poems write it -و (نلعبو, قالو). Read with CODA's alif, every such verb fell out of
     the plural-verb class and the class kept 11 tokens, too few to estimate (issue 18: r7-012)."""
     return word[:-1] if len(word) > 3 and word.endswith(CODA_PLURAL) else word
-
-
-def _join_proclitics(words: list[str]) -> list[str]:
-    joined: list[str] = []
-    pre = ""
-    for w in words:
-        if w in PROCLITICS:
-            pre += w
-            continue
-        joined.append(pre + w)
-        pre = ""
-    if pre:
-        joined.append(pre)
-    return joined
 
 
 def table(sents: list[list[str]], arabic: bool) -> list[str]:

@@ -381,22 +381,25 @@ def _and_noun(unit: str, arabic: bool) -> bool:
     return kind.startswith("#w") and kind not in _VERB_SHAPES
 
 
-def _units(words: list[str], arabic: bool) -> list[str]:
-    """A hemistich's words with Arabizi's "and" and article joined to the word after them."""
-    if arabic:
-        return words
+def join_clitics(words: list[str], clitics: frozenset[str]) -> list[str]:
+    """The words with each clitic written apart (``w``, ``el``; TArC's ``و``, ``ال``) joined to the
+    word after it, a trailing one kept alone: the unit the tables and the list gate count."""
     out: list[str] = []
     pre = ""
     for w in words:
-        low = w.lower()
-        if low in _LATIN_CLITICS:
-            pre += low
+        if w in clitics:
+            pre += w
             continue
-        out.append(pre + low)
+        out.append(pre + w)
         pre = ""
     if pre:
         out.append(pre)
     return out
+
+
+def _units(words: list[str], arabic: bool) -> list[str]:
+    """A hemistich's words with Arabizi's "and" and article joined to the word after them."""
+    return words if arabic else join_clitics([w.lower() for w in words], _LATIN_CLITICS)
 
 
 def list_gate(lines: list[list[str]], script: str) -> float:

@@ -4,7 +4,6 @@ enumerations, and "and" joining verbs, pay nothing."""
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
@@ -14,37 +13,14 @@ from hypothesis import strategies as st
 
 from scorer.order import LIST_PRIOR_LINES, LIST_RAMP, list_gate, shape
 from scorer.score import score
-from scorer.text import parse_poem
+from tests.corpus import hemistichs, round_cases, samples, script_of
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "samples"
 HONEST = ("genuine", "harmless", "imperfect", "wrong_form")
 
 
-def _honest() -> list[tuple[str, str, dict[str, str]]]:
-    """Every poem of data/samples and every honest case of the red-team rounds."""
-    out = []
-    for script, folder in (("arabic", SAMPLES), ("arabizi", SAMPLES / "arabizi")):
-        for path in sorted(folder.glob("*.txt")):
-            refs = {"form": path.stem, "script": script}
-            out.append((f"{script} {path.stem}", path.read_text(encoding="utf-8"), refs))
-    for path in sorted((ROOT / "tests" / "redteam_rounds").glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            case = json.loads(line)
-            if case["tier"] in HONEST:
-                out.append((case["id"], case["text"], case["references"]))
-    return out
-
-
-HONEST_POEMS = _honest()
-
-
-def _script(refs: dict[str, str]) -> str:
-    return "arabizi" if refs.get("script") == "arabizi" else "arabic"
-
-
-def _segments(text: str) -> list[list[str]]:
-    return [h for ln in parse_poem(text).lines for h in ln.hemi_words]
+HONEST_POEMS = samples() + round_cases(*HONEST)
 
 
 @pytest.mark.parametrize("poem", HONEST_POEMS, ids=lambda p: p[0])
@@ -52,14 +28,20 @@ def test_honest_poems_keep_the_list_gate(poem: tuple[str, str, dict[str, str]]) 
     """No genuine, harmless, imperfect or wrong-form poem of the rounds nor a sample pays: a poem
     may enumerate in a line or two (r6-089: the palm, the dates and the sand)."""
     name, text, refs = poem
-    assert list_gate(_segments(text), _script(refs)) == 1.0, name
+    assert list_gate(hemistichs(text), script_of(refs)) == 1.0, name
 
 
 def _and_nouns(segs: list[list[str]], script: str) -> list[str]:
-    """The poem's own nouns (not verbs by shape), as "and" + noun the way its script writes it."""
+    """The poem's own nouns (not verbs by shape, which reads Arabizi in lower case as the gate does:
+    r8-069 is in capitals), as "and" + noun the way its script writes it."""
     arabic = script == "arabic"
     nouns = sorted(
-        {w for h in segs for w in h[:-1] if len(w) > 3 and not shape(w, arabic).endswith(("v", "vu"))}
+        {
+            w
+            for h in segs
+            for w in h[:-1]
+            if len(w) > 3 and not shape(w if arabic else w.lower(), arabic).endswith(("v", "vu"))
+        }
     )
     return [("و" + w.removeprefix("و")) if arabic else f"w {w}" for w in nouns]
 
@@ -71,8 +53,8 @@ def test_lines_turned_into_inventories_close_the_gate(poem: int, seed: int) -> N
     the poem's own nouns joined by "and", its rhyme word kept: the gate never rises as more lines
     become inventories, and with every line one it is 0, so the reward is at most 0."""
     name, text, refs = HONEST_POEMS[poem]
-    script = _script(refs)
-    segs = _segments(text)
+    script = script_of(refs)
+    segs = hemistichs(text)
     nouns = _and_nouns(segs, script)
     long = [i for i, h in enumerate(segs) if len(h) >= 3]
     if len(nouns) < 3 or len(long) < 4:

@@ -4,7 +4,6 @@ words dealt out at random do not, and the expectation it compares with is exact.
 from __future__ import annotations
 
 import itertools
-import json
 import random
 from pathlib import Path
 
@@ -15,40 +14,13 @@ from hypothesis import strategies as st
 from bench.order_salad import GENERATORS, draws
 from scorer.order import GLUE_PRIOR_LINES, GLUE_RAMP, START, glue_gate, model
 from scorer.score import ORDER_RAMP, score
-from scorer.text import parse_poem
+from tests.corpus import hemistichs, round_cases, samples, script_of
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "samples"
 
 
-def _genuine() -> list[tuple[str, str, dict[str, str]]]:
-    out = []
-    for script, folder in (("arabic", SAMPLES), ("arabizi", SAMPLES / "arabizi")):
-        for path in sorted(folder.glob("*.txt")):
-            out.append(
-                (
-                    f"{script} {path.stem}",
-                    path.read_text(encoding="utf-8"),
-                    {"form": path.stem, "script": script},
-                )
-            )
-    for path in sorted((ROOT / "tests" / "redteam_rounds").glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            case = json.loads(line)
-            if case["tier"] == "genuine":
-                out.append((case["id"], case["text"], case["references"]))
-    return out
-
-
-GENUINE = _genuine()
-
-
-def _script(refs: dict[str, str]) -> str:
-    return "arabizi" if refs.get("script") == "arabizi" else "arabic"
-
-
-def _segments(text: str) -> list[list[str]]:
-    return [h for ln in parse_poem(text).lines for h in ln.hemi_words]
+GENUINE = samples() + round_cases("genuine")
 
 
 def _brute_expectation(words: list[str], script: str) -> float:
@@ -69,7 +41,7 @@ def test_the_expectation_is_that_of_every_order(script: str) -> None:
     """gain() subtracts the exact mean over all orders of the movable words: checked against the
     brute-force mean on real lines of up to six words."""
     m = model(script)
-    lines = [seg for _, text, refs in GENUINE if _script(refs) == script for seg in _segments(text)]
+    lines = [seg for _, text, refs in GENUINE if script_of(refs) == script for seg in hemistichs(text)]
     checked = 0
     for words in lines:
         if not 3 <= len(words) <= 6 or len({m.cls(w) for w in words[:-1]}) == 1:
@@ -136,8 +108,8 @@ def test_a_genuine_poem_keeps_the_gate_and_beats_its_shuffles(
 ) -> None:
     """Every genuine poem gains at least the ramp's `full` (no cost), and more than the mean of twenty
     shuffles of its lines' words (rhyme word kept)."""
-    script = _script(refs)
-    segs = _segments(text)
+    script = script_of(refs)
+    segs = hemistichs(text)
     g, _ = model(script).gain(segs)
     assert g >= ORDER_RAMP[script][1], (name, g)
     assert score(text, refs).subscores["order"] == 1.0
@@ -150,9 +122,9 @@ def test_a_shuffle_gains_nothing_on_the_median() -> None:
     poem's shuffles the median gain is within 0.05 of 0, while the poems' own median is over 0.3."""
     own, shuffled = [], []
     for name, text, refs in GENUINE:
-        segs = _segments(text)
-        own.append(model(_script(refs)).gain(segs)[0])
-        shuffled += _shuffled_gains(name, segs, _script(refs), 3)
+        segs = hemistichs(text)
+        own.append(model(script_of(refs)).gain(segs)[0])
+        shuffled += _shuffled_gains(name, segs, script_of(refs), 3)
     own.sort()
     shuffled.sort()
     assert abs(shuffled[len(shuffled) // 2]) <= 0.05, shuffled[len(shuffled) // 2]
@@ -231,15 +203,15 @@ def test_word_salad_is_rarely_paid() -> None:
 def test_a_genuine_poem_has_its_glue(name: str, text: str, refs: dict[str, str]) -> None:
     """Every genuine poem keeps the glue gate whole (no sub-score, no cost), and so does every
     order of its lines' words: glue is what a line holds, not where."""
-    segs = _segments(text)
-    assert glue_gate(segs, _script(refs)) == 1.0, name
+    segs = hemistichs(text)
+    assert glue_gate(segs, script_of(refs)) == 1.0, name
     assert "glue" not in score(text, refs).subscores
     rng = random.Random(name)
     for seg in segs:
         head = seg[:-1]
         rng.shuffle(head)
         seg[:-1] = head
-    assert glue_gate(segs, _script(refs)) == glue_gate(_segments(text), _script(refs))
+    assert glue_gate(segs, script_of(refs)) == glue_gate(hemistichs(text), script_of(refs))
 
 
 def test_glue_is_counted_per_line() -> None:
