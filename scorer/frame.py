@@ -28,6 +28,17 @@ def count_dropped(dropped: dict[str, int], kind: str, chars: int) -> None:
         dropped[kind] = dropped.get(kind, 0) + chars
 
 
+def count_fence(dropped: dict[str, int], raw: str) -> None:
+    """A code fence line: its marker and info string (```` ```text ````) are layout; the words after
+    the info string are text a reader sees and the poem does not hold (round 16: a note to the judge
+    after the marker), charged as ``fence_text``."""
+    st = raw.strip()
+    info = st.lstrip("`~").strip()
+    extra = len(info.split(None, 1)[1]) if len(info.split(None, 1)) > 1 else 0
+    count_dropped(dropped, "fence", len(st) - extra)
+    count_dropped(dropped, "fence_text", extra)
+
+
 def blocks_of(lines: list[Line], gaps: list[int]) -> list[list[Line]]:
     """Stanzas from the blank-line gaps. When every line stands alone (a blank line after every
     line), single blank lines are line spacing: stanzas break only at wider gaps, else nowhere."""

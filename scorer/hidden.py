@@ -17,7 +17,10 @@ import unicodedata
 from collections.abc import Iterable
 
 from scorer.arabic import PRESENTATION, normalize_arabic
-from scorer.text import NOT_LATIN_BYTES
+from scorer.catalogue import FORMS
+from scorer.lexicon import WordTable, is_arabizi_word
+from scorer.text import NOT_LATIN_BYTES, Line
+from scorer.variety import marker_words
 
 _HIDDEN_CHARS = re.compile(
     "[\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u202a-\u202e\u2066-\u2069\u00ad"
@@ -316,6 +319,64 @@ def reader_text(raw: str, thought: bool = False) -> str:
             if m:
                 return f"a claim about the poem's form ({m.group(0)[:32]!r})"
     return ""
+
+
+# --- a frame in another language ------------------------------------------------------------------
+
+FRAME_FOREIGN_FREE = 2
+"""Distinct words around the poem (title, signature, labels, fences, table headers, an intro) in
+none of the languages a Tunisian poem is framed in that cost nothing: a name (``— Mohamed Ali``).
+Beyond it the frame is text for another reader (round 16: praise of the poem in German, Italian and
+Spanish on a title, a signature, a fence or an intro, 0.60–1.0, where the words to a judge are
+listed in English, French, Derja and Arabic only). Measured on the rounds' genuine, harmless,
+imperfect and wrong-form poems and the samples: none has more than two such words."""
+_FRAME_WORD = re.compile("[a-z\u00c0-\u024f]{3,}")
+"""A Latin word of three letters or more (accents kept: ö is no letter of Derja, English or French)."""
+_LAYOUT_WORDS = """poem poems poeme title titre stanza stanzas strophe strophes refrain chorus couplet
+couplets verse verses bayt bait voici here hope enjoy html body div span details summary think thinking
+tunisian tunisien tunisienne derja darija arabizi traditional traditionnel traditionnelle folk populaire style
+written ecrit ecrite inspired inspire inspiree celebrating dialect dialecte short courte little petit
+petite beautiful belle original poet poete version espere plaira aimerez"""
+"""The words of layout and of a polite line around a poem, in English and French, beyond the marker
+lists' (accents folded, as the parser folds them)."""
+_FRAME_OK = frozenset(
+    {
+        *marker_words("arabizi", "english"),
+        *marker_words("arabizi", "french"),
+        *(w for f in FORMS.values() for w in (f.id, *f.aliases, *f.names.values()) if w.isascii()),
+        *_LAYOUT_WORDS.split(),
+    }
+)
+_DERJA_LATIN = WordTable(is_arabizi_word)
+THEME_CHARS = 300
+"""Characters of the theme read (a theme is a phrase; the request body bounds the rest)."""
+MAX_THEME_USES = 1 << 20
+"""A theme word may come back any number of times (counted as a poem word that never runs out)."""
+FRAME_MIN_LETTERS = 3 * (FRAME_FOREIGN_FREE + 1)
+"""Latin letters the frame must hold for `foreign_frame` to look: three words of three letters."""
+
+
+def foreign_frame(raw: str, lines: list[Line], kept_latin: int, theme: str = "") -> list[str]:
+    """The distinct words of the response outside the poem's ``lines`` that are neither Derja (the
+    Arabizi lexicon), English, French, layout nor words of the requested ``theme`` (an intro or a
+    title names it: prompts are written in English and French too), when there are more than
+    FRAME_FOREIGN_FREE of them (else []). ``kept_latin``: the poem's Latin letters; a response
+    with hardly more has no frame to read (most poems: one C pass)."""
+    if len(raw.encode("ascii", "ignore").translate(None, NOT_LATIN_BYTES)) - kept_latin < FRAME_MIN_LETTERS:
+        return []
+    theme_words = _FRAME_WORD.findall(normalize_arabic(theme[:THEME_CHARS]).lower())
+    kept: dict[str, int] = dict.fromkeys(theme_words, MAX_THEME_USES)
+    for ln in lines:
+        for w in _FRAME_WORD.findall(ln.text.lower()):
+            kept[w] = kept.get(w, 0) + 1
+    foreign: list[str] = []
+    for w in _FRAME_WORD.findall(normalize_arabic(raw).lower()):
+        n = kept.get(w, 0)
+        if n:
+            kept[w] = n - 1
+        elif w not in _FRAME_OK and w not in foreign and not _DERJA_LATIN[w]:
+            foreign.append(w)
+    return foreign if len(foreign) > FRAME_FOREIGN_FREE else []
 
 
 # --- letters that read as the poem but are not its letters ------------------------------------------

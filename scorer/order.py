@@ -381,6 +381,24 @@ def _and_noun(unit: str, arabic: bool) -> bool:
     return kind.startswith("#w") and kind not in _VERB_SHAPES
 
 
+class _AndNouns(dict):
+    """unit → `_and_noun` verdict for one script, filled on first use (a run's vocabulary repeats);
+    cleared past CACHE_WORDS units, as the lexicon's tables are (adversarial vocabularies)."""
+
+    def __init__(self, arabic: bool) -> None:
+        super().__init__()
+        self.arabic = arabic
+
+    def __missing__(self, unit: str) -> bool:
+        if len(self) >= CACHE_WORDS:
+            self.clear()
+        v = self[unit] = _and_noun(unit, self.arabic)
+        return v
+
+
+_AND_NOUNS = {True: _AndNouns(True), False: _AndNouns(False)}
+
+
 def join_clitics(words: list[str], clitics: frozenset[str]) -> list[str]:
     """The words with each clitic written apart (``w``, ``el``; TArC's ``و``, ``ال``) joined to the
     word after it, a trailing one kept alone: the unit the tables and the list gate count."""
@@ -409,6 +427,8 @@ def list_gate(lines: list[list[str]], script: str) -> float:
     of "and" + noun with nothing else is an inventory, not a line of verse (rounds 3, 6, 12, 13:
     noun, town and shopping lists kept their form and scored up to 1.0). O(words)."""
     arabic = script == "arabic"
+    verdicts = _AND_NOUNS[arabic]
+    and_letter = "و" if arabic else "w"
     judged = listed = 0
     for words in lines:
         units = _units(words, arabic)
@@ -417,8 +437,10 @@ def list_gate(lines: list[list[str]], script: str) -> float:
             continue
         judged += 1
         ands = 0
-        for u in units[1:]:
-            if _and_noun(u, arabic):
+        for i in range(1, n):
+            u = units[i]
+            # only a unit led by "and" can be one (the verdict, a shape, is asked once per word)
+            if u[0] == and_letter and verdicts[u]:
                 ands += 1
         if ands >= 2 and ands >= LIST_AND_SHARE * (n - 1):
             listed += 1

@@ -112,7 +112,8 @@ def _line_lost(head: str, tail: str, line: int) -> bool:
     lost break. One between letters is a lost break when the text on each side up to its line
     break is a whole line (`LINE_SHARE` of the median), unless the letters around it glued make a
     word and apart do not (a word cut at the end of a line). Reads each side once (linear)."""
-    a, b = normalize_arabic(head[-1]), normalize_arabic(tail[0])
+    # a diacritic (a final shadda: ونحبّ) folds to nothing: the letter it sits on decides (round 16)
+    a, b = normalize_arabic(head[-3:])[-1:], normalize_arabic(tail[0])
     if a.isspace() or b.isspace() or not a or not b:
         return False
     if not (a.isalnum() and b.isalnum()) or a.isascii() != b.isascii():

@@ -18,8 +18,9 @@ from typing import Any
 
 from scorer.arabic import arabizi_fold, rhyme_identity
 from scorer.catalogue import FormSpec, lookup
-from scorer.hidden import lookalike_gate, reader_text
+from scorer.hidden import foreign_frame, lookalike_gate, reader_text
 from scorer.lexicon import WordTable, is_arabic_word, is_arabizi_word
+from scorer.msa import case_gate
 from scorer.order import gain as order_gain
 from scorer.order import glue_gate, list_gate
 from scorer.response import extract_text, thought_text
@@ -74,9 +75,10 @@ DROPPED_FREE = 120
 """Characters the parser may drop around the poem for free: one short title and one signature line
 (docs/scorer.md, "One text"). Beyond it, what the judge reads and the structure reward does not
 counts against the poem."""
-DROPPED_CHARGED = ("thinking", "attribute", "title", "signature", "invocation")
+DROPPED_CHARGED = ("thinking", "attribute", "title", "signature", "invocation", "fence_text", "header")
 """What the budget covers: text a reader sees that is not the poem (layout marks, numbering and
-separators are free; prose has its own penalty)."""
+separators are free; prose has its own penalty): a table's header row and words after a code fence's
+info string are text too (round 16)."""
 PROSE_FREE = 60
 """Characters of prose around the poem that cost nothing: one short line introducing it (``هاذي
 قصيدة على الصبر:``); the judge reads it too, and words aimed at the judge are `scorer.hidden`'s."""
@@ -185,6 +187,8 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     variety = detect(words, script_name, raw)
     zero, full = VARIETY_RAMP[script_name]
     sub["variety"] = min(1.0, max(0.0, (variety.derja - zero) / (full - zero))) * variety.foreign_gate
+    if (case := case_gate(raw)) < 1.0:  # MSA's case endings written out (scorer.msa)
+        sub["variety"], sub["case"] = sub["variety"] * case, case
     n = len(words) / max(0.1, sub.get("_size_gate", 1.0))  # at the asked size: a cut never escapes
     if variety.counts[DERJA] == 0.0 and n > UNPROVEN_WORDS[0]:
         lo, hi = UNPROVEN_WORDS
@@ -200,6 +204,10 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     if form_gate < 1.0:
         sub["form"] = form_gate
     reader = reader_text(raw[: MAX_CHARS + 1]) or reader_text(thought_text(response)[: MAX_CHARS + 1], True)
+    theme = refs.get("theme", "")
+    foreign = [] if reader else foreign_frame(raw[: MAX_CHARS + 1], lines, poem.latin_letters, theme)
+    if foreign:
+        reader = f"a frame in another language ({' '.join(foreign[:4])})"
     if reader:
         sub["one_text"] = 0.0
     if (lookalike := lookalike_gate(raw)) < 1.0:

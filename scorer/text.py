@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from scorer.arabic import ARABIC_LETTERS, normalize_arabic
 from scorer.caesura import SOFT, SOFT_TRIGGER, mark_caesura
-from scorer.frame import blocks_of, count_dropped, drop_signature, drop_title
+from scorer.frame import blocks_of, count_dropped, count_fence, drop_signature, drop_title
 from scorer.linear import MARKUP_OPENS, bound_spaces, drop_thinking, strip_inner_markup
 
 MAX_CHARS = 20_000
@@ -279,7 +279,7 @@ def parse_poem(text: str) -> Poem:
     for raw in raw_lines:
         if fences and _FENCE.match(raw):
             in_fence = not in_fence
-            count_dropped(dropped, "fence", len(raw.strip()))
+            count_fence(dropped, raw)
             continue
         fields = again.get(raw)
         if fields is not None:
@@ -294,7 +294,7 @@ def parse_poem(text: str) -> Poem:
             continue
         if st[0] in "|:-" and lines and not gap and _TABLE_RULE.match(st):
             # the row above a Markdown table's rule is its header (| صدر | عجز |), not a bayt
-            count_dropped(dropped, "markup", len(lines.pop().text))
+            count_dropped(dropped, "header", len(lines.pop().text))
             gaps.pop()
             gap += 2
             continue

@@ -252,6 +252,12 @@ def _load_latin() -> tuple[dict[str, Vote], dict[str, Vote]]:
     return spell, _votes(folded, fold_shared)
 
 
+def marker_words(script: str, variety: str) -> frozenset[str]:
+    """The words of one variety's marker file, lower-cased (`scorer.hidden` reads English and French
+    from here: the same lists, one definition)."""
+    return frozenset(w.lower() for w in _read(DIR / script / f"{variety}.txt"))
+
+
 def _hits(table: dict[str, Vote]) -> dict[str, Hit]:
     """word → (word, vote); a shared spelling (empty vote) → ``()``, falsy, so it stops there."""
     return {w: (_hit(w, vote) if vote else ()) for w, vote in table.items()}  # type: ignore[misc]
