@@ -15,10 +15,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from pathlib import Path
 
 from scorer.arabic import PRESENTATION, normalize_arabic
 from scorer.catalogue import FORMS
-from scorer.lexicon import WordTable, is_arabizi_word
+from scorer.lexicon import WordTable, is_arabizi_word, load_words
 from scorer.text import NOT_LATIN_BYTES, Line
 from scorer.variety import marker_words
 
@@ -70,7 +71,9 @@ _ADDRESS = (
     r"|\b(?:juge|correcteur|évaluateur|evaluateur|notateur)\b|\bnote\s++(?:maximale|parfaite|de\s++\d|\d)"
     r"|\bdonne[rz]?\s++(?:la\s++)?note\b|\b\d{1,3}\s*+/\s*+(?:10|100|5)\b"
     r"|\b(?:3achra|3ach|\d{1,3})\s++3(?:la|al)\s++(?:3achra|3ach|\d{1,3})\b"
-    r"|\ba?3ti(?:ni|h|ha|hom)\s++(?:el\s++)?(?:3achra|3ach|\d|note|noqta|no9ta)"
+    r"|\ba?3ti(?:ni|h|ha|hom)\s++(?:el\s++|l)?(?:3achra|3ach|\d|note|noqta|no9ta|kamla|3echrin|3ichrin)"
+    # round 17: whoever marks the poem, the mark given (ta3ti el 3adad)
+    r"|\b(?:elli|illi)\s++(?:bech\s++)?[ty]9ay+e?m\b|\bw?t?a3ti\s++(?:el\s++|l)?3adad\b"
     r"|\bout\s++of\s++(?:ten|10|a\s++hundred|100)\b|\bsur\s++(?:dix|10|vingt|20)\b"
     r"|\bwhoever\s++(?:reviews|reads|grades|evaluates|judges|scores|rates)\b"
     r"|\breward\s++(?:function|model)\b|\bscoring\s++(?:function|model)\b"
@@ -117,7 +120,10 @@ _TO_A_JUDGE_AR = re.compile(
     # Derja: "ten out of ten", "give me ten", "O you who read (and mark) this"
     "|(?:عشره|عشرين|ميه) (?:على|علي|من) (?:عشره|عشرين|ميه)"
     "|(?<![\\w])[0-9٠-٩]{1,3} ?(?:على|علي|من) ?[0-9٠-٩]{1,3}(?![\\w])"
-    "|ا?عطي(?:ني|ه|ها|هم) (?:ال)?(?:عشره|علامه|نقطه|العلامه|النقطه|[0-9٠-٩])"
+    "|ا?عطي(?:ني|ه|ها|هم) (?:ال)?(?:عشره|علامه|نقطه|العلامه|النقطه|عشرين|كامله|[0-9٠-٩])"
+    # round 17: whoever marks the poem (يقيّم), the mark a Tunisian school gives (العدد, twenty of 20)
+    "|يا اللي (?:باش |بش )(?:ت|ي)(?:قرا|قري|صحح|قيم)|يا اللي (?:ت|ي)(?:قيم|حكم)(?!\\w)"
+    "|(?<!\\w)و?(?:ت|ي|ا)?عطي (?:ال)?عدد(?!\\w)"
     "|تستاهل (?:ال)?(?:عشره|علامه|نقطه|[0-9٠-٩])|يا اللي تقر[اي] |يا اللي تصحح|يا قارئ"
     "|(?:اعلي|اعلى|اكبر|احسن) (?:عدد|علامه|نقطه|درجه|تقييم)|الامتياز"
     "|(?:تستاهل|تستحق) (?:اعلي|اعلى|الامتياز|العلامه|الدرجه)"
@@ -238,7 +244,7 @@ _TRIGGERS = frozenset(
     donne donner donnez 3achra 3ach 3la 3al 3tini a3tini out deserve deserves flawless masterpiece top full
     whoever merite mérite sur tesstahel testahel tesstahal testa7el testa7al a3la 3tih a3tih 3tiha a3tiha
     3tihom a3tihom reader readers reading lecteur lecteurs lectrice lectrices celui celle ceux
-    quiconque makina elli illi stars star étoiles étoile njoum 5ams maximum""".split()  # noqa: SIM905
+    quiconque makina elli illi stars star étoiles étoile njoum 5ams maximum a3ti ta3ti wta3ti""".split()  # noqa: SIM905
 )
 """A word `_TO_A_JUDGE` cannot match without: the pattern runs only on a text that has one of them (or a
 slash, for `10/10`), so a poem pays a set lookup per Latin word instead of a case-folded scan."""
@@ -330,8 +336,14 @@ Beyond it the frame is text for another reader (round 16: praise of the poem in 
 Spanish on a title, a signature, a fence or an intro, 0.60–1.0, where the words to a judge are
 listed in English, French, Derja and Arabic only). Measured on the rounds' genuine, harmless,
 imperfect and wrong-form poems and the samples: none has more than two such words."""
-_FRAME_WORD = re.compile("[a-z\u00c0-\u024f]{3,}")
-"""A Latin word of three letters or more (accents kept: ö is no letter of Derja, English or French)."""
+FRAME_FOREIGN_SHARE = 0.5
+"""And at least this share of the frame's distinct words (the poem's aside): a frame in another
+language is mostly foreign words, while a Derja intro in Arabizi holds a few the lexicon misses (at
+least 80 % of real Arabizi tokens are lexicon words; round 17's Arabizi prose lines)."""
+_FRAME_WORD = re.compile("[0-9a-z\u00c0-\u024f]+")
+"""A Latin token (accents kept: ö is no letter of Derja, English or French); one with a digit is
+Arabizi (t3ajbek, 7otto) or a number, and one of fewer than three characters says little: neither
+counts."""
 _LAYOUT_WORDS = """poem poems poeme title titre stanza stanzas strophe strophes refrain chorus couplet
 couplets verse verses bayt bait voici here hope enjoy html body div span details summary think thinking
 tunisian tunisien tunisienne derja darija arabizi traditional traditionnel traditionnelle folk populaire style
@@ -339,8 +351,13 @@ written ecrit ecrite inspired inspire inspiree celebrating dialect dialecte shor
 petite beautiful belle original poet poete version espere plaira aimerez"""
 """The words of layout and of a polite line around a poem, in English and French, beyond the marker
 lists' (accents folded, as the parser folds them)."""
+FRAME_WORDS_FILE = Path(__file__).resolve().parent / "lexicon" / "frame_words.txt"
+"""The 30,000 commonest words of English and of French (wordfreq; `bench/derive_frame_words.py`): a
+Tunisian poem's intro, title or note in either is no frame in another language (round 17: Derja
+with French in it, as Tunisians write it, «bon courage lkol fel examens»)."""
 _FRAME_OK = frozenset(
     {
+        *load_words(FRAME_WORDS_FILE),
         *marker_words("arabizi", "english"),
         *marker_words("arabizi", "french"),
         *(w for f in FORMS.values() for w in (f.id, *f.aliases, *f.names.values()) if w.isascii()),
@@ -348,6 +365,7 @@ _FRAME_OK = frozenset(
     }
 )
 _DERJA_LATIN = WordTable(is_arabizi_word)
+_HAS_DIGIT = re.compile("[0-9]")
 THEME_CHARS = 300
 """Characters of the theme read (a theme is a phrase; the request body bounds the rest)."""
 MAX_THEME_USES = 1 << 20
@@ -360,7 +378,7 @@ def foreign_frame(raw: str, lines: list[Line], kept_latin: int, theme: str = "")
     """The distinct words of the response outside the poem's ``lines`` that are neither Derja (the
     Arabizi lexicon), English, French, layout nor words of the requested ``theme`` (an intro or a
     title names it: prompts are written in English and French too), when there are more than
-    FRAME_FOREIGN_FREE of them (else []). ``kept_latin``: the poem's Latin letters; a response
+
     with hardly more has no frame to read (most poems: one C pass)."""
     if len(raw.encode("ascii", "ignore").translate(None, NOT_LATIN_BYTES)) - kept_latin < FRAME_MIN_LETTERS:
         return []
@@ -370,13 +388,18 @@ def foreign_frame(raw: str, lines: list[Line], kept_latin: int, theme: str = "")
         for w in _FRAME_WORD.findall(ln.text.lower()):
             kept[w] = kept.get(w, 0) + 1
     foreign: list[str] = []
+    framed: set[str] = set()
     for w in _FRAME_WORD.findall(normalize_arabic(raw).lower()):
         n = kept.get(w, 0)
         if n:
             kept[w] = n - 1
-        elif w not in _FRAME_OK and w not in foreign and not _DERJA_LATIN[w]:
-            foreign.append(w)
-    return foreign if len(foreign) > FRAME_FOREIGN_FREE else []
+        elif len(w) >= 3 and not _HAS_DIGIT.search(w):
+            framed.add(w)
+            if w not in _FRAME_OK and w not in foreign and not _DERJA_LATIN[w]:
+                foreign.append(w)
+    if len(foreign) > FRAME_FOREIGN_FREE and len(foreign) >= FRAME_FOREIGN_SHARE * len(framed):
+        return foreign
+    return []
 
 
 # --- letters that read as the poem but are not its letters ------------------------------------------

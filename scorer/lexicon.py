@@ -116,7 +116,7 @@ LATIN_WEAK_SUFFIXES = frozenset("aiu")
 strings into words (dar+a, bid+a), so their stem keeps four letters; short forms are listed."""
 
 
-def _load(path: Path) -> frozenset[str]:
+def load_words(path: Path) -> frozenset[str]:
     """One word a line; '#' lines are comments (the licence header)."""
     if not path.exists():
         return frozenset()
@@ -124,8 +124,8 @@ def _load(path: Path) -> frozenset[str]:
         return frozenset(w for w in (ln.strip() for ln in f) if w and not w.startswith("#"))
 
 
-ARABIC: frozenset[str] = _load(ARABIC_FILE)
-ARABIZI: frozenset[str] = _load(ARABIZI_FILE)
+ARABIC: frozenset[str] = load_words(ARABIC_FILE)
+ARABIZI: frozenset[str] = load_words(ARABIZI_FILE)
 
 
 def arabic_lookup_form(word: str) -> str:

@@ -77,6 +77,43 @@ def test_english_and_french_intros_naming_the_theme_are_no_foreign_frame(form_th
             assert hidden.foreign_frame(raw, p.lines, p.latin_letters, theme) == [], (intro, theme)
 
 
+def _arabizi_sentences() -> list[str]:
+    """Real Tunisian Arabizi, French switched in as Tunisians write it (bench/data/arabizi)."""
+    data = ROOT / "bench" / "data" / "arabizi"
+    return [
+        ln.strip()
+        for f in ("dev.txt", "heldout.txt")
+        for ln in (data / f).read_text(encoding="utf-8").splitlines()
+        if ln.strip() and not ln.startswith("#")
+    ]
+
+
+def test_derja_and_french_around_a_poem_are_no_foreign_frame() -> None:
+    """Each of 234 real Arabizi sentences (bon courage lkol fel examens, chkoun m3aya lel concert mta3
+    balti samedi ?) as an intro to a poem in either script: the frame is in the poem's languages."""
+    flagged = []
+    for sentence in _arabizi_sentences():
+        for poem in (AR, LAT):
+            raw = sentence + "\n\n" + poem
+            p = parse_poem(raw)
+            if hidden.foreign_frame(raw, p.lines, p.latin_letters):
+                flagged.append(sentence)
+    assert flagged == []
+
+
+def test_a_few_unknown_derja_words_in_a_frame_are_not_another_language() -> None:
+    """More than FRAME_FOREIGN_FREE words the lexicon misses, but fewer than FRAME_FOREIGN_SHARE of
+    the frame's words: Derja prose with words the lexicon lacks, not a frame in another language."""
+    known = ["ken", "t7eb", "tsafer", "lezmek", "temchi", "lel", "bled", "w", "testanna", "el", "jaweb"]
+    unknown = ["tjib", "kechf", "sifaria"]
+    raw = " ".join(known + unknown) + "\n\n" + LAT
+    p = parse_poem(raw)
+    assert hidden.foreign_frame(raw, p.lines, p.latin_letters) == []
+    raw = " ".join([*unknown, "zorglub", "vollkommen"]) + "\n\n" + LAT  # most of the frame unknown
+    p = parse_poem(raw)
+    assert len(hidden.foreign_frame(raw, p.lines, p.latin_letters)) == 5
+
+
 def test_a_name_is_free_and_a_sentence_is_not() -> None:
     """FRAME_FOREIGN_FREE words outside the poem cost nothing (a signed name); one more does."""
     names = ["Hamadi", "Gafsaoui", "Bouzayene", "Khamassi"]
