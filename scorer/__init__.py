@@ -37,6 +37,7 @@ COMPILED = (
     "variety",
     "order",
     "reuse",
+    "cuts",
     "score",
 )
 """The modules ``build_ext`` compiles: the scoring path of every request."""

@@ -18,6 +18,7 @@ from typing import Any
 
 from scorer.arabic import arabizi_fold, rhyme_identity
 from scorer.catalogue import FormSpec, lookup
+from scorer.cuts import cut_gate
 from scorer.hidden import foreign_frame, lookalike_gate, reader_text
 from scorer.lexicon import WordTable, is_arabic_word, is_arabizi_word
 from scorer.msa import case_gate
@@ -181,7 +182,8 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     arabizi = (
         script == "arabizi" if script in ("arabic", "arabizi") else poem.latin_letters > poem.arabic_letters
     )
-    sub["language"] = _language_gate(lines, arabizi, spec.refrain != "none")
+    table = _ARABIZI_WORDS if arabizi else _ARABIC_WORDS
+    sub["language"] = _language_gate(lines, arabizi, spec.refrain != "none") * cut_gate(lines, table)
     script_name = "arabizi" if arabizi else "arabic"
     words = [w for ln in lines for w in ln.words]
     variety = detect(words, script_name, raw)
