@@ -4,5 +4,6 @@
 import cython
 
 @cython.locals(words=cython.Py_ssize_t, cut=cython.Py_ssize_t, n=cython.Py_ssize_t,
-               i=cython.Py_ssize_t, ws=list, a=str, b=str, known_a=bint, known_b=bint, free=cython.double, zero=cython.double)
+               i=cython.Py_ssize_t, ws=list, a=str, b=str, known_a=bint, known_b=bint,
+               free=cython.double, zero=cython.double)
 cpdef double cut_gate(list lines, word)

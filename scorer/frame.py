@@ -33,8 +33,8 @@ def count_fence(dropped: dict[str, int], raw: str) -> None:
     the info string are text a reader sees and the poem does not hold (round 16: a note to the judge
     after the marker), charged as ``fence_text``."""
     st = raw.strip()
-    info = st.lstrip("`~").strip()
-    extra = len(info.split(None, 1)[1]) if len(info.split(None, 1)) > 1 else 0
+    info = st.lstrip("`~").split(None, 1)  # the info string, and what follows it
+    extra = len(info[1]) if len(info) > 1 else 0
     count_dropped(dropped, "fence", len(st) - extra)
     count_dropped(dropped, "fence_text", extra)
 

@@ -378,8 +378,9 @@ def foreign_frame(raw: str, lines: list[Line], kept_latin: int, theme: str = "")
     """The distinct words of the response outside the poem's ``lines`` that are neither Derja (the
     Arabizi lexicon), English, French, layout nor words of the requested ``theme`` (an intro or a
     title names it: prompts are written in English and French too), when there are more than
-
-    with hardly more has no frame to read (most poems: one C pass)."""
+    FRAME_FOREIGN_FREE of them and they are FRAME_FOREIGN_SHARE of the frame's words (else []).
+    ``kept_latin``: the poem's Latin letters; a response with hardly more has no frame to read
+    (most poems: one C pass)."""
     if len(raw.encode("ascii", "ignore").translate(None, NOT_LATIN_BYTES)) - kept_latin < FRAME_MIN_LETTERS:
         return []
     theme_words = _FRAME_WORD.findall(normalize_arabic(theme[:THEME_CHARS]).lower())

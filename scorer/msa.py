@@ -155,7 +155,7 @@ def case_gate(raw: str) -> float:
     words = cased = 0
     for m in _CASE_WORD.finditer(raw):
         nxt = m.group(3)
-        if not nxt or nxt == "\n" or not ("\u0621" <= nxt <= "\u0652" or nxt == "\u0640"):
+        if not ("\u0621" <= nxt <= "\u0652" or nxt == "\u0640"):
             continue  # a rhyme word: before a line's end or a caesura mark, the poet may mark its vowel
         words += 1
         w = m.group(1).rstrip("\u0651\u0652")
