@@ -365,7 +365,6 @@ _FRAME_OK = frozenset(
     }
 )
 _DERJA_LATIN = WordTable(is_arabizi_word)
-_HAS_DIGIT = re.compile("[0-9]")
 THEME_CHARS = 300
 """Characters of the theme read (a theme is a phrase; the request body bounds the rest)."""
 MAX_THEME_USES = 1 << 20
@@ -394,7 +393,7 @@ def foreign_frame(raw: str, lines: list[Line], kept_latin: int, theme: str = "")
         n = kept.get(w, 0)
         if n:
             kept[w] = n - 1
-        elif len(w) >= 3 and not _HAS_DIGIT.search(w):
+        elif len(w) >= 3 and w.isalpha():  # a token with a digit: Arabizi or a number
             framed.add(w)
             if w not in _FRAME_OK and w not in foreign and not _DERJA_LATIN[w]:
                 foreign.append(w)

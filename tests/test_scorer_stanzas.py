@@ -143,7 +143,6 @@ SPACE_CUT_MISS = (
     "after ?, ! or . as a lost line break would break a line cut after a comma or a question inside it"
 )
 TWO_PARTS_MISSES = {"r16-110": SPACE_CUT_MISS}
-_TWO = pytest.mark.xfail(strict=True, reason=SPACE_CUT_MISS)
 
 
 @pytest.mark.parametrize(
@@ -152,7 +151,7 @@ _TWO = pytest.mark.xfail(strict=True, reason=SPACE_CUT_MISS)
         pytest.param(
             c,
             id=c[0],
-            marks=[_TWO] if c[0] in TWO_PARTS_MISSES else [],
+            marks=[pytest.mark.xfail(strict=True, reason=r)] if (r := TWO_PARTS_MISSES.get(c[0])) else [],
         )
         for c in KEPT
     ],
