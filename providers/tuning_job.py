@@ -92,15 +92,15 @@ class RlftTuningJobProvider(ResourceProvider):
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         """Replace only for a change that shapes the job; first make sure the replacement can be
-        created at all. The old job goes before the new one is made (two runs never overlap), so a
-        replacement whose reward would be refused must stop here, with the old job, its endpoints
-        and its model untouched (docs/vertex.md, "Lifecycle")."""
+        created at all: a replacement whose reward would be refused stops here. The new job is
+        created before the old one is deleted, so a create that Vertex refuses for a reason no
+        preview can see (a value its guide does not list, a quota) leaves the old job, its endpoints
+        and its model untouched (docs/vertex.md, "Lifecycle"). A live old job holds the project's
+        one concurrent tuning job: that create fails on one line naming the fix, and nothing moves."""
         changed, replaces = diff.diff_decision(_inputs(olds), _inputs(news))
         if replaces and not contains_unknown(_inputs(news)):
             self._validate_replacement(id_, normalize(_inputs(news)))
-        return DiffResult(
-            changes=bool(changed), replaces=list(replaces), delete_before_replace=bool(replaces)
-        )
+        return DiffResult(changes=bool(changed), replaces=list(replaces), delete_before_replace=False)
 
     def _validate_replacement(self, id_: str, inputs: dict[str, Any]) -> None:
         with _client() as client:

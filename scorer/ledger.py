@@ -27,7 +27,12 @@ import orjson
 
 # --- the record's fields (jsonPayload.<name> in Cloud Logging and in the BigQuery sink's table) -----
 JOB_ID = "job_id"
-"""The tuning job's id, from the request's `metadata.tuning_job_id` ("" when absent)."""
+"""The tuning job's id, from the request's metadata under either of JOB_ID_KEYS ("" when absent)."""
+JOB_ID_KEYS = ("tuning_job_id", "tuningJobId")
+"""Google's two spellings of the job id in the Cloud Run reward request's `metadata`: the REST
+reference of `ReinforcementTuningCloudRunRewardScorer` writes `tuning_job_id`, the reward-functions
+guide `tuningJobId` (docs/google-contract.md, row RUN-03). Which one Vertex sends is unconfirmed, so
+the record takes the first present, and a number or a string alike (ProtoJSON writes int64 as text)."""
 STEP = "step"
 """The training step, from `metadata.step` (-1 when absent: a validation call, a probe)."""
 EXAMPLE_DIGEST = "example_digest"
@@ -109,11 +114,13 @@ def record(
     step = meta.get("step")
     try:
         step_no = int(step) if step is not None else -1
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         step_no = -1
-    job = meta.get("tuning_job_id")
+    if not -1 <= step_no < 2**63:  # BigQuery's INT64, and what orjson can write
+        step_no = -1
+    job = next((meta[k] for k in JOB_ID_KEYS if meta.get(k) not in (None, "")), "")
     return {
-        JOB_ID: str(job) if job is not None else "",
+        JOB_ID: str(job),
         STEP: step_no,
         EXAMPLE_DIGEST: example_digest(example),
         REFERENCES: kept_references(refs),

@@ -33,7 +33,12 @@ def base_inputs() -> dict[str, Any]:
             {
                 "name": "poetic_quality",
                 "weight": 0.3,
-                "autorater": {"model": "gemini-2.5-pro", "sampling_count": 4, "prompt": PROMPT},
+                "autorater": {
+                    "model": "gemini-2.5-pro",
+                    "sampling_count": 4,
+                    "prompt": PROMPT,
+                    "parse": {"type": "regex_extract", "regex": "<answer>(.*?)</answer>"},
+                },
             },
         ],
         "validation_example": {

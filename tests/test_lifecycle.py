@@ -128,7 +128,7 @@ def test_a_broken_replacement_leaves_the_old_job_as_it_was(gcs: Path, scorer_uri
         good = inputs(scorer_uri)
         good["hyper_parameters"]["learning_rate_multiplier"] = 2.0
         planned = provider.diff(old.id, old.outs, checked(good))
-        assert planned.replaces == ["hyper_parameters"] and planned.delete_before_replace
+        assert planned.replaces == ["hyper_parameters"] and not planned.delete_before_replace
 
 
 # ------------------------------------------------------------------ 4. what does not shape the job updates

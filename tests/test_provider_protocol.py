@@ -93,7 +93,7 @@ def test_diff_over_grpc_replaces_or_updates_in_place(tmp_path: Path) -> None:
         reshaped = inputs(scorer_uri)
         reshaped["hyper_parameters"]["epoch_count"] = 2.0
         replaced = host.diff(olds["name"], olds, reshaped)
-        assert list(replaced.replaces) == ["hyper_parameters"] and replaced.deleteBeforeReplace
+        assert list(replaced.replaces) == ["hyper_parameters"] and not replaced.deleteBeforeReplace
 
         unknown = host.diff(olds["name"], olds, inputs(rpc.UNKNOWN))  # at preview: nothing to validate
         assert list(unknown.replaces) == ["rewards"]

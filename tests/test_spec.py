@@ -58,7 +58,6 @@ FAILING = [
     ("hyper_parameters.samples_per_prompt", 512, "hyper_parameters.samples_per_prompt"),
     ("hyper_parameters.learning_rate_multiplier", 0.2, "hyper_parameters.learning_rate_multiplier"),
     ("hyper_parameters.learning_rate_multiplier", 4.5, "hyper_parameters.learning_rate_multiplier"),
-    ("hyper_parameters.epoch_count", None, "hyper_parameters.epoch_count"),
     ("hyper_parameters.step_count", 100, "hyper_parameters.epoch_count"),
     ("hyper_parameters.adapter_size", "ADAPTER_SIZE_SIXTY_FOUR", "hyper_parameters.adapter_size"),
     ("hyper_parameters.thinking_level", "EXTREME", "hyper_parameters.thinking_level"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Any
 
 from tunifolk import metrics as job_metrics
@@ -62,7 +63,7 @@ def validate_once(
         if not exc.permission_denied:
             raise
         return {}, [verdict.Problem(None, str(exc), code=verdict.PERMISSION_DENIED)]
-    return response, verdict.validation_problems(response, names)
+    return response, verdict.validation_problems(response, names, bodies.cloud_run_reward_names(inputs))
 
 
 def validate_until_granted(
@@ -79,9 +80,14 @@ def validate_until_granted(
         if not problems:
             return verdict.validation_summary(response, bodies.reward_names(inputs))
         if any(p.is_permission_error for p in problems) and time.monotonic() < deadline:
+            cause = (
+                "a permission error"
+                if any(p.code == verdict.PERMISSION_DENIED for p in problems)
+                else ("a NaN from the Cloud Run reward")
+            )
             say(
-                "reward validation hit a permission error (a fresh run.invoker grant can take minutes "
-                f"to apply); retrying in {interval:.1f}s"
+                f"reward validation hit {cause} (a fresh run.invoker grant can take minutes to apply); "
+                f"retrying in {interval:.1f}s, for {deadline - time.monotonic():.0f}s more"
             )
             time.sleep(interval)
             continue
@@ -201,13 +207,17 @@ def own_model(model: str, pre_tuned_model: Any, aliases: Iterable[Iterable[str]]
 
     Continuous tuning can make the tuned model a new version (`…/models/M@3`) of the pre-tuned
     model: then the job owns that version only, and `DELETE models/M` would take every earlier run's
-    version with it. A job owns a whole model only when it created the model. The service names the
-    model with the project number and the config may use the ID (or the reverse): the two are
-    compared with `names.same_resource`, with `aliases` tying an ID to its number where known.
+    version with it. The tuned model's name may also come back without its `@N` (the quick start's
+    example response shows `models/M` bare; docs/google-contract.md, row MOD-03): a bare name that is
+    the pre-tuned model's is still only a version of it, never the whole model (`name` is then the
+    bare model and the version is found by `_remove_own_version`). A job owns a whole model only when
+    it created the model. The service names the model with the project number and the config may use
+    the ID (or the reverse): the two are compared with `names.same_resource`, with `aliases` tying an
+    ID to its number where known.
     """
     parent = pre_tuned_model.get(PreTuned.TUNED_MODEL_NAME) if isinstance(pre_tuned_model, dict) else None
     same = isinstance(parent, str) and names.same_resource(names.base(parent), names.base(model), aliases)
-    if names.version(model) and same:
+    if same:
         return model, False
     return names.base(model), True
 
@@ -246,19 +256,19 @@ def cleanup(client: VertexClient, job: dict[str, Any], props: dict[str, Any]) ->
                 say(f"deleted model {name}")
             else:
                 parent = pre_tuned.get(PreTuned.TUNED_MODEL_NAME) if isinstance(pre_tuned, dict) else None
-                _done_unless_missing(lambda: _remove_own_version(client, name, parent))
-        except (VertexError, TimeoutError, OSError) as exc:
+                _done_unless_missing(lambda: _remove_own_version(client, name, parent, job))
+        except (TunifolkError, TimeoutError, OSError) as exc:
             command = "delete" if whole else "delete-version"
             left.append(
                 f"model {name} ({exc}); remove it with: gcloud ai models {command} "
-                f"{name.rsplit('/', 1)[-1]} --region={name.split('/')[3]}"
-                + ("" if whole else _default_hint(name))
+                f"{name.rsplit('/', 1)[-1]}{'' if whole or names.version(name) else '@VERSION'} "
+                f"--region={name.split('/')[3]}" + ("" if whole else _default_hint(name))
             )
     if left:
         raise LeftBehind("cleanup left these behind:\n" + "\n".join(f"  - {item}" for item in left))
 
 
-def _remove_own_version(client: VertexClient, name: str, parent: str | None) -> None:
+def _remove_own_version(client: VertexClient, name: str, parent: str | None, job: dict[str, Any]) -> None:
     """Delete this job's version `M@N` of a model that holds other runs' versions, and nothing else.
 
     models.deleteVersion refuses two versions (aiplatform v1beta1 discovery document: "Deleting the
@@ -267,9 +277,11 @@ def _remove_own_version(client: VertexClient, name: str, parent: str | None) -> 
     ours is the only version left, the model holds nothing but ours and goes whole; when ours is the
     default (whether Vertex makes a continuous-tuning version the default is UNCONFIRMED), the default
     alias moves first to the version the config named (`preTunedModel` with `@N`), else to the newest
-    other version, as it was before this run added its own."""
-    base, own = names.base(name), names.version(name)
+    other version, as it was before this run added its own. A bare `name` (no `@N`) names ours by
+    `_version_made_by`; when that cannot tell, nothing is deleted and the fix is named."""
+    base = names.base(name)
     versions = {str(v.get("versionId")): v for v in client.list_model_versions(base)}
+    own = names.version(name) or _version_made_by(job, versions, names.version(parent or ""))
     if own not in versions:
         return  # gone already
     if set(versions) == {own}:
@@ -284,8 +296,35 @@ def _remove_own_version(client: VertexClient, name: str, parent: str | None) -> 
         say(
             f"moved the default alias of {base} to version {target}: models.deleteVersion refuses the default"
         )
-    client.wait_operation(client.delete_model_version(name))
-    say(f"deleted model version {name}")
+    client.wait_operation(client.delete_model_version(f"{base}@{own}"))
+    say(f"deleted model version {base}@{own}")
+
+
+def _version_made_by(job: dict[str, Any], versions: dict[str, dict[str, Any]], parent_version: str) -> str:
+    """The one version of the model created while the job ran (its `versionCreateTime` at or after the
+    job's `createTime`), other than the version the job started from. "" when there is none (gone
+    already). More than one, or a job or version without a time, cannot tell ours from another run's:
+    that raises, naming the versions, and the whole model is never the fallback."""
+    started = _time(job.get("createTime"))
+    made = [
+        v
+        for v, body in versions.items()
+        if v != parent_version and started and (_time(body.get("versionCreateTime")) or started) >= started
+    ]
+    if started and len(made) <= 1 and all(_time(versions[v].get("versionCreateTime")) for v in made):
+        return made[0] if made else ""
+    raise TunifolkError(
+        "the tuned model was named without its version, and its versions "
+        f"{', '.join(sorted(versions, key=int))} do not say which one this job made"
+    )
+
+
+def _time(value: Any) -> datetime | None:
+    """A ProtoJSON Timestamp (RFC 3339, any fraction), or None."""
+    try:
+        return datetime.fromisoformat(str(value)) if value else None
+    except ValueError:
+        return None
 
 
 def _default_hint(name: str) -> str:

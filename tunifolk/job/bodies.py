@@ -163,6 +163,16 @@ def reward_names(inputs: dict[str, Any]) -> list[str]:
     return [r[Reward.NAME] for r in rewards if isinstance(r, dict) and isinstance(r.get(Reward.NAME), str)]
 
 
+def cloud_run_reward_names(inputs: dict[str, Any]) -> frozenset[str]:
+    """The names of the rewards scored by a Cloud Run service (the verdict reads their NaN apart)."""
+    rewards = normalize(inputs).get(Input.REWARDS)
+    return frozenset(
+        r[Reward.NAME]
+        for r in (rewards if isinstance(rewards, list) else [])
+        if isinstance(r, dict) and isinstance(r.get(Reward.NAME), str) and r.get(Reward.CLOUD_RUN)
+    )
+
+
 def spec_hash(body: dict[str, Any]) -> str:
     """First 16 hex digits of SHA-256 over the canonical body (sorted keys, compact, no labels).
 

@@ -212,10 +212,10 @@ def _hyper_parameters(n: dict[str, Any]) -> list[Failure]:
                     "e.g. batch_size 32 with samples_per_prompt 16",
                 )
             )
-    epochs, steps = Hyper.EPOCH_COUNT in hp, Hyper.STEP_COUNT in hp
-    if epochs == steps:
-        what = "both are set" if epochs else "neither is set"
-        fails.append((_hp(Hyper.EPOCH_COUNT), f"set exactly one of epoch_count or step_count ({what})"))
+    if Hyper.EPOCH_COUNT in hp and Hyper.STEP_COUNT in hp:  # neither: Google's default epoch count
+        fails.append(
+            (_hp(Hyper.EPOCH_COUNT), "set epoch_count or step_count, not both (they exclude each other)")
+        )
     if Hyper.THINKING_BUDGET in known:
         major = _gemini_major(n.get(Input.BASE_MODEL))
         if major is not None and major >= 3:
@@ -313,8 +313,37 @@ def _cloud_run(spec: dict[str, Any], path: str) -> list[Failure]:
     return []
 
 
+_CLOSING_TAG_RE = re.compile(r"</([A-Za-z][A-Za-z0-9_-]{0,39})>")
+
+
+def answer_tag(prompt: Any) -> str | None:
+    """The tag a judge prompt asks the answer inside (`<answer></answer>` → "answer"), or None."""
+    if not isinstance(prompt, str):
+        return None
+    return next((m.group(1) for m in _CLOSING_TAG_RE.finditer(prompt) if f"<{m.group(1)}>" in prompt), None)
+
+
+def converts_whole_answer(spec: dict[str, Any]) -> bool:
+    """The judge's number is the reward (`scorer: conversion`) and its answer is not parsed first:
+    Google converts the autorater's whole (parsed) answer to a float, so words around it fail."""
+    parse = spec.get(Reward.PARSE)
+    regex = isinstance(parse, dict) and parse.get(Parse.TYPE) == "regex_extract"
+    return spec.get(Scorer.SCORER, "conversion") == "conversion" and not regex
+
+
 def _autorater(spec: dict[str, Any], path: str) -> list[Failure]:
-    return _parse(spec.get(Reward.PARSE), _join(path, Reward.PARSE))
+    fails = _parse(spec.get(Reward.PARSE), _join(path, Reward.PARSE))
+    tag = answer_tag(spec.get(Scorer.PROMPT))
+    if tag and converts_whole_answer(spec):
+        fails.append(
+            (
+                _join(path, Reward.PARSE),
+                f"the prompt asks for the answer inside <{tag}></{tag}>, but the judge's whole answer "
+                "would be read as the number and every call would error: set parse: {type: "
+                f"regex_extract, regex: '<{tag}>(.*?)</{tag}>'}}",
+            )
+        )
+    return fails
 
 
 def _code_execution(spec: dict[str, Any], path: str) -> list[Failure]:
@@ -427,7 +456,8 @@ def _budget(n: dict[str, Any], est: Estimate | None) -> list[Failure]:
 
 
 def warnings(n: dict[str, Any]) -> list[str]:
-    """The two rules that only warn: a low token cap with HIGH thinking, and no validation set."""
+    """The rules that only warn: a low token cap with HIGH thinking, a thinking level the guide does
+    not list, and no validation set."""
     out: list[str] = []
     hp = n.get(Input.HYPER_PARAMETERS)
     if isinstance(hp, dict):
@@ -438,6 +468,26 @@ def warnings(n: dict[str, Any]) -> list[str]:
                 "HIGH thinking: the cap includes thinking tokens and can truncate answers; a lower cap "
                 "saves nothing, since generations are billed by their real length"
             )
+    rewards = n.get(Input.REWARDS)
+    for i, reward in enumerate(rewards if isinstance(rewards, list) else []):
+        judge = reward.get(Reward.AUTORATER) if isinstance(reward, dict) else None
+        if (
+            isinstance(judge, dict)
+            and converts_whole_answer(judge)
+            and not answer_tag(judge.get(Scorer.PROMPT))
+        ):
+            out.append(
+                f"{Input.REWARDS}[{i}].{Reward.AUTORATER}: the judge's whole answer is read as the number "
+                "(no parse): a judge that writes a word besides it errors that call; ask for the number "
+                "inside tags and set parse: {type: regex_extract, regex: '<answer>(.*?)</answer>'}"
+            )
+    level = hp.get(Hyper.THINKING_LEVEL) if isinstance(hp, dict) else None
+    if isinstance(level, str) and not wire.is_unknown(level) and level not in limits.GUIDE_THINKING_LEVELS:
+        out.append(
+            f"hyper_parameters.thinking_level {level} is in the API's enum but not among the values the "
+            f"RLFT hyperparameters guide lists ({', '.join(limits.GUIDE_THINKING_LEVELS)}): Vertex may "
+            "refuse it when the job is created (a replacement then leaves the old job as it is)"
+        )
     if n.get(Input.VALIDATION_DATASET_URI) is None:
         out.append(
             "validation_dataset_uri is not set: the service will split off 25% of the training set "

@@ -18,7 +18,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tunifolk.job.field_names import Hyper, Input, Reward, Scorer
-from tunifolk.job.limits import DEFAULT_BATCH_SIZE, DEFAULT_SAMPLES_PER_PROMPT, DEFAULT_SAMPLING_COUNT
+from tunifolk.job.limits import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_EPOCH_CAP,
+    DEFAULT_EPOCH_TARGET_STEPS,
+    DEFAULT_SAMPLES_PER_PROMPT,
+    DEFAULT_SAMPLING_COUNT,
+)
 from tunifolk.job.wire import is_int as _is_int
 
 #: Expected tokens per sampled response (thinking + answer) by thinking level. Guesses for a short
@@ -144,9 +150,16 @@ def total_steps(hyper_parameters: dict[str, Any] | None, example_count: int | No
         return step_count
     epochs = hp.get(Hyper.EPOCH_COUNT)
     batch = hp.get(Hyper.BATCH_SIZE, DEFAULT_BATCH_SIZE)
-    if not (_is_int(epochs) and _is_int(batch) and _is_int(example_count)) or batch <= 0:
+    if not (_is_int(batch) and _is_int(example_count)) or batch <= 0:
         return None
-    return example_count // batch * epochs
+    if _is_int(epochs):
+        return example_count // batch * epochs
+    if (
+        epochs is None and step_count is None and example_count > 0
+    ):  # neither set: Google's default (limits.DEFAULT_EPOCH_*)
+        default = min(DEFAULT_EPOCH_TARGET_STEPS * batch / example_count, DEFAULT_EPOCH_CAP)
+        return int(example_count // batch * default)
+    return None
 
 
 def default_validation_count(training_count: int) -> int:

@@ -133,7 +133,12 @@ MATCH_REWARDS = tuple(
 HYPER_PARAMETERS = (
     Field(Hyper.BATCH_SIZE, Kind.INT, "prompts per step", low=1),
     Field(Hyper.SAMPLES_PER_PROMPT, Kind.INT, "responses sampled per prompt", low=1),
-    Field(Hyper.EPOCH_COUNT, Kind.INT64, "epochs (or step_count)", low=1),
+    Field(
+        Hyper.EPOCH_COUNT,
+        Kind.INT64,
+        "epochs (or step_count; neither: Google's default, min(110 × batch_size / prompts, 10))",
+        low=1,
+    ),
     Field(Hyper.STEP_COUNT, Kind.INT64, "steps (or epoch_count)", low=1),
     Field(
         Hyper.LEARNING_RATE_MULTIPLIER,

@@ -39,6 +39,16 @@ DEFAULT_BATCH_SIZE = 32
 DEFAULT_SAMPLES_PER_PROMPT = 16
 DEFAULT_SAMPLING_COUNT = 4
 
+#: Google's default epochCount when neither it nor stepCount is set: min(110 × batchSize / prompts,
+#: 10), so a run sees about 110 steps, and at most 10 epochs of a small dataset (the RLFT
+#: hyperparameters page). How the service rounds a fractional epoch is UNCONFIRMED.
+DEFAULT_EPOCH_TARGET_STEPS = 110
+DEFAULT_EPOCH_CAP = 10
+
+#: thinkingLevel values the RLFT hyperparameters guide lists; the API's enum also has LOW and MEDIUM
+#: (the discovery document). The seed ran HIGH; any other value warns at preview.
+GUIDE_THINKING_LEVELS = ("MINIMAL", "HIGH")
+
 #: Job states (`JobState` in the discovery document). Live jobs bill or will; terminal ones never
 #: change again. A wait that ends in FAILED_STATES is a failure.
 LIVE_STATES = frozenset(

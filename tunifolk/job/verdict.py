@@ -26,6 +26,7 @@ class Problem:
     message: str
     aux_info: str | None = None
     code: int | None = None  # google.rpc.Code of the errorStatus, when there was one
+    unexplained_nan: bool = False  # a Cloud Run reward's NaN whose status names no cause
 
     @property
     def is_permission_error(self) -> bool:
@@ -38,10 +39,13 @@ class Problem:
           grant has not applied yet. validateReward carries the service's HTTP status only as that
           code (HTTP 403 → 7, 401 → 16: google/rpc/code.proto's mapping; that Vertex maps them so is
           UNCONFIRMED, the emulator does);
+        - a Cloud Run reward's NaN whose status names no cause (none, 2 UNKNOWN or 13 INTERNAL): the
+          reward-functions guide's troubleshooting note gives a missing run.invoker grant as the first
+          cause of NaN rewards, and says nothing of a code (docs/google-contract.md, row REW-12);
         - 16 UNAUTHENTICATED is not retried: Cloud Run answers 401 for a token it cannot accept (a
           malformed one, another audience), which no grant changes.
         """
-        return self.code == PERMISSION_DENIED
+        return self.code == PERMISSION_DENIED or self.unexplained_nan
 
     def __str__(self) -> str:
         head = f"reward {self.reward!r}: " if self.reward else ""
@@ -79,25 +83,43 @@ def _reward_value(raw: Any) -> float | None:
     return None
 
 
-def _entry_problems(name: str, entry: Any) -> list[Problem]:
+CAUSELESS = (None, 2, 13)
+"""google.rpc codes that name no cause of an error (none; UNKNOWN; INTERNAL)."""
+
+
+def _entry_problems(name: str, entry: Any, cloud_run: bool = False) -> list[Problem]:
     if not isinstance(entry, dict):
         return [Problem(name, f"unexpected reward info {entry!r}")]
     aux = entry.get("userRequestedAuxInfo")
     aux = aux if isinstance(aux, str) and aux else None
     problems: list[Problem] = []
+    code = _status_code(entry.get("errorStatus"))
     error = _status_message(entry.get("errorStatus"))
     if error:
-        problems.append(Problem(name, error, aux, _status_code(entry.get("errorStatus"))))
+        problems.append(Problem(name, error, aux, code))
     value = _reward_value(entry.get("reward", 0.0))  # absent = 0.0: ProtoJSON omits zeros
     if value is None or not math.isfinite(value):
-        problems.append(Problem(name, f"reward is not a finite number: {entry.get('reward')!r}", aux))
+        unexplained = cloud_run and code in CAUSELESS
+        message = f"reward is not a finite number: {entry.get('reward')!r}"
+        if unexplained:
+            message += f" (a Cloud Run reward's NaN: {GRANT_HINT})"
+        problems.append(Problem(name, message, aux, unexplained_nan=unexplained))
     elif not -1.0 <= value <= 1.0:
         problems.append(Problem(name, f"reward {value} is outside [-1, 1]", aux))
     return problems
 
 
-def validation_problems(response: dict[str, Any], reward_names: list[str]) -> list[Problem]:
-    """Why a validate response must stop create; empty when every reward is present, finite, in range."""
+GRANT_HINT = (
+    "Google's first cause is a run.invoker grant to the tuning agent that is missing or still "
+    "propagating; `tunifolk doctor` checks it"
+)
+
+
+def validation_problems(
+    response: dict[str, Any], reward_names: list[str], cloud_run: frozenset[str] = frozenset()
+) -> list[Problem]:
+    """Why a validate response must stop create; empty when every reward is present, finite, in range.
+    `cloud_run` names the Cloud Run rewards, whose causeless NaN may be a grant (`is_permission_error`)."""
     problems: list[Problem] = []
     top = _status_message(response.get("errorStatus"))
     if top:
@@ -108,11 +130,12 @@ def validation_problems(response: dict[str, Any], reward_names: list[str]) -> li
     details = response.get("rewardInfoDetails")
     for name in reward_names:
         if isinstance(details, dict) and name in details:
-            problems += _entry_problems(name, details[name])
+            problems += _entry_problems(name, details[name], name in cloud_run)
         elif not isinstance(details, dict) and len(reward_names) == 1:
             # A single reward answers in `overallReward`; exactly 0.0 drops both fields (ProtoJSON
             # omits zeros), so an answer with neither is a valid 0.0, not a missing reward.
-            problems += _entry_problems(name, {"reward": response.get("overallReward", 0.0)})
+            entry = {"reward": response.get("overallReward", 0.0)}
+            problems += _entry_problems(name, entry, name in cloud_run)
         else:
             problems.append(Problem(name, "the reward is missing from the validate response"))
     return problems
