@@ -156,7 +156,7 @@ class LedgerReader:
         except VertexError as exc:
             if not exc.not_found:
                 raise
-            raise LedgerMissing(self.project, self.dataset, exc.message) from None
+            raise self._missing(exc.message) from None
         job = (page.get("jobReference") or {}).get("jobId", "")
         while True:
             fields = (page.get("schema") or {}).get("fields") or []
@@ -166,8 +166,25 @@ class LedgerReader:
             token = page.get("pageToken")
             if not token and page.get("jobComplete", True):
                 return
-            params_q = {"maxResults": self.page_rows, **({"pageToken": token} if token else {})}
+            params_q = {"maxResults": self.page_rows, "timeoutMs": body["timeoutMs"]}
+            params_q.update({"pageToken": token} if token else {})
             page = self.client.request("GET", f"{self.base}/{job}", params=params_q)
+
+    def _missing(self, why: str) -> TunifolkError:
+        """What a 404 from jobs.query means: the dataset is missing (`pulumi up` makes it), or it
+        exists and the sink has not made its table yet, which it does with the first record it
+        routes (datasets.get tells the two apart, not the message's words)."""
+        try:
+            self.client.request("GET", self.base.rsplit("/", 1)[0] + f"/datasets/{self.dataset}")
+        except VertexError as exc:
+            if exc.not_found:
+                return LedgerMissing(self.project, self.dataset, why)
+            raise
+        return TunifolkError(
+            f"the rollout ledger {self.project}:{self.dataset} holds no records yet: its log sink makes the "
+            "table with the first rollout the scorer records, at the job's first scored step (allow a "
+            "few minutes for routing); run this again then"
+        )
 
     def rollouts(
         self,
@@ -192,7 +209,7 @@ class LedgerReader:
             where.append("jsonPayload.step BETWEEN ? AND ?")
             params += [steps[0], steps[1]]
         if shard is not None:
-            where.append("MOD(jsonPayload.step, ?) = ?")
+            where.append("MOD(CAST(jsonPayload.step AS INT64), ?) = ?")  # the sink types step FLOAT64
             params += [shard[1], shard[0]]
         if not light:
             sql = (

@@ -17,6 +17,13 @@ home-made one. The SQL the CLI sends is
 the subset both dialects read alike (standard SELECT, WHERE, GROUP BY, ORDER BY, LIMIT, MOD,
 positional `?` parameters, a table named through `defaultDataset`).
 
+The SQL runs on a connection that can read the ledger's table and nothing else: one SELECT (a
+statement of another kind, several statements, a table function or another table are refused as
+`invalidQuery` before anything runs), on a read-only copy of the table, with file access, extensions
+and attached databases switched off and locked, a memory limit and a hard time limit. BigQuery runs
+any GoogleSQL the caller may run; the stand-in runs only the ledger's reads (docs/google-contract.md,
+rows BQ-*).
+
 What is imitated, with its source (the BigQuery v2 REST reference):
 - `POST /bigquery/v2/projects/{projectId}/queries` with a QueryRequest; `useLegacySql` defaults to
   true there, and legacy SQL is refused here (400 invalidQuery) rather than emulated;
@@ -24,6 +31,16 @@ What is imitated, with its source (the BigQuery v2 REST reference):
   `{"f": [{"v": ...}]}` with numbers as strings, `totalRows` a string, `jobComplete` true;
 - pages: `maxResults` rows at most, and never much over 10 MB of rows (BigQuery's cap on a
   response); `pageToken` and `GET .../queries/{jobId}` (getQueryResults) give the rest.
+- `timeoutMs` (default 10 s): a query still running then is answered `jobComplete: false` with its
+  `jobReference`, and getQueryResults waits its own `timeoutMs` for it (the jobs.query reference).
+  A query stops at JOB_LIMIT_S and at MAX_ROWS rows (`responseTooLarge`): the stand-in's own
+  limits, far under BigQuery's (UNCONFIRMED that BigQuery refuses by rows; it caps a response's bytes).
+- A query without `defaultDataset` names a table with no dataset: 400 `invalid`, as BigQuery does.
+- The sink types a JSON number as FLOAT64 (`jsonPayload.step` included; Logging's "BigQuery schema
+  of routed logs" page), so the table's `step` column is FLOAT here too: `MOD` needs a CAST.
+- The sink creates its table when it routes the first record (Logging's routing page): before that
+  a query is BigQuery's 404 `notFound` for the table, and `GET .../datasets/{d}` answers whether
+  the dataset itself exists.
 - The sink's schema for jsonPayload.subscores: a RECORD of every sub-score name seen (the sink adds a
   column per new field). UNCONFIRMED: which table rows a sink has written before a query (here:
   every record written so far, as if routing were instant).
@@ -34,19 +51,23 @@ What is imitated, with its source (the BigQuery v2 REST reference):
   P:D was not found in location L", UNCONFIRMED word for word). Its table holds only what the sinks
   into it route: the records of the Cloud Run services their filters name
   (`resource.labels.service_name`, `names.sink_filter`'s form), so a stack reads its own scorer's
-  records and not another stack's. A dataset no sink routes to answers no rows (on BigQuery the table
-  would not exist yet, UNCONFIRMED). With `TUNIFOLK_LEDGER_DIRS` set (the demo and the emulator-only
-  flow, where no stack made a dataset) every dataset name answers every record of those directories.
+  records and not another stack's. A dataset no record was routed to has no table yet. With
+  `TUNIFOLK_LEDGER_DIRS` set (the demo and the emulator-only flow, where no stack made a dataset)
+  every dataset name answers every record of those directories.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
+import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +92,20 @@ MAX_PAGE_BYTES = 10 * 1024 * 1024
 DEFAULT_PAGE_ROWS = 10_000
 KEPT_RESULTS = 16
 """Results kept for getQueryResults (the oldest is dropped first)."""
+DEFAULT_TIMEOUT_MS = 10_000
+"""jobs.query's and getQueryResults' wait when the request names none (the REST reference)."""
+JOB_LIMIT_S = 120.0
+MAX_ROWS = 1_000_000
+QUERY_MEMORY = "512MB"
+"""The stand-in's own limits on one query: time, rows answered, DuckDB memory."""
+_LOCKED = {
+    "enable_external_access": False,
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "lock_configuration": True,
+}
+"""DuckDB settings of the connection a query runs on: no file, no extension, no other database, and
+no SET that would change it back."""
 RUN_SERVICE = "gcp:cloudrunv2/service:Service"
 SINK_DESTINATION = re.compile(r"^bigquery\.googleapis\.com/projects/([^/]+)/datasets/([A-Za-z0-9_]+)$")
 SINK_SERVICE = re.compile(r'resource\.labels\.service_name="([^"]*)"')
@@ -78,7 +113,7 @@ SINK_SERVICE = re.compile(r'resource\.labels\.service_name="([^"]*)"')
 
 _PAYLOAD_TYPES = {
     ledger.JOB_ID: "VARCHAR",
-    ledger.STEP: "BIGINT",
+    ledger.STEP: "DOUBLE",  # FLOAT64: the sink's type for a JSON number
     ledger.EXAMPLE_DIGEST: "VARCHAR",
     ledger.REFERENCES: "STRUCT(" + ", ".join(f"{k} VARCHAR" for k in ledger.REFERENCE_KEYS) + ")",
     ledger.RESPONSE: "VARCHAR",
@@ -113,20 +148,51 @@ def _same_project(a: str, b: str) -> bool:
     return local_project_number(a) == local_project_number(b)
 
 
+class _Job:
+    """One query's run: its future (schema, rows) and the cursor to interrupt."""
+
+    def __init__(self, future: Future[tuple[list[dict[str, Any]], list[list[Any]]]]) -> None:
+        self.future = future
+
+
 class Ledger:
     """The sink's table over the ledger files of the queried dataset, reloaded when a file has grown;
-    and the results of recent queries, for their later pages. Thread-safe (one lock; DuckDB work is
-    short). With `state` (the gcp stand-in's records) the datasets are the stand-in's; without, every
-    dataset is every file of `dirs`."""
+    and the queries run on it, for their later pages. Thread-safe: one lock guards loading and the
+    kept jobs; each query runs on its own cursor of the locked, read-only copy of the table. With
+    `state` (the gcp stand-in's records) the datasets are the stand-in's; without, every dataset is
+    every file of `dirs`."""
 
     def __init__(self, dirs: list[Path], state: Path | None = None) -> None:
         self.dirs, self.state = dirs, state
-        self._con = duckdb.connect()
         self._lock = threading.Lock()
         self._seen: tuple[tuple[str, int, int], ...] | None = None
-        self._results: OrderedDict[str, tuple[list[dict[str, Any]], list[list[Any]]]] = OrderedDict()
+        self._rows = 0
+        self._work = Path(tempfile.mkdtemp(prefix="tunifolk-bigquery-"))
+        self._generation = 0
+        self._reader: duckdb.DuckDBPyConnection | None = None
+        self._jobs: OrderedDict[str, _Job] = OrderedDict()
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bigquery")
 
-    def files(self, project: str = "", dataset: str | None = None) -> list[Path]:
+    def _datasets(self, store: Store, project: str, dataset: str) -> list[Any]:
+        return [
+            r
+            for r in store.all(Dataset.token)
+            if r.inputs.get("datasetId") == dataset
+            and _same_project(str(r.inputs.get("project", "")), project)
+        ]
+
+    def dataset(self, project: str, dataset: str) -> dict[str, Any]:
+        """datasets.get: the dataset's resource, or BigQuery's 404."""
+        if self.state is not None and not self._datasets(Store(self.state), project, dataset):
+            raise _dataset_missing(project, dataset)
+        return {
+            "kind": "bigquery#dataset",
+            "id": f"{project}:{dataset}",
+            "datasetReference": {"projectId": project, "datasetId": dataset},
+            "location": "US",
+        }
+
+    def files(self, project: str, dataset: str) -> list[Path]:
         """The ledger files behind `project`'s `dataset`: every file of the directories without
         `state`; else those of the services its sinks route, and a 404 for a dataset that does not exist."""
         if self.state is None:
@@ -134,19 +200,9 @@ class Ledger:
             for d in self.dirs:
                 out += sorted(p for p in d.glob("*") if p.suffix in (".stdout", ".log") and p.is_file())
             return out
-        if dataset is None:  # no defaultDataset: no table the stand-in can name
-            return []
         store = Store(self.state)
-        found = [
-            r
-            for r in store.all(Dataset.token)
-            if r.inputs.get("datasetId") == dataset
-            and _same_project(str(r.inputs.get("project", "")), project)
-        ]
-        if not found:
-            raise QueryError(
-                404, "notFound", f"Not found: Dataset {project}:{dataset} was not found in location US"
-            )
+        if not self._datasets(store, project, dataset):
+            raise _dataset_missing(project, dataset)
         services = set()
         for sink in store.all(ProjectSink.token):
             match = SINK_DESTINATION.match(str(sink.inputs.get("destination", "")))
@@ -159,44 +215,31 @@ class Ledger:
         ]
         return [p for p in logs if p.is_file()]
 
-    def _refresh(self, files: list[Path]) -> None:
+    def _refresh(self, files: list[Path]) -> duckdb.DuckDBPyConnection:
+        """The read-only, locked connection over the table of `files`, loaded again when one grew.
+        Loading needs file access, so it runs on a connection of its own that writes a database file;
+        queries open that file read-only with every outside access off."""
         seen = tuple((str(p), (s := p.stat()).st_size, s.st_mtime_ns) for p in files)
-        if seen == self._seen:
-            return
-        self._seen = seen
-        con = self._con
-        con.execute(f"DROP TABLE IF EXISTS {TABLE}")
-        labels = "STRUCT(" + f"{ledger.LABEL_KEY} VARCHAR)"
-        columns = {"severity": "VARCHAR", "message": "VARCHAR", ledger.LABELS_FIELD: labels, **_PAYLOAD_TYPES}
-        if not files:
-            con.execute(f"CREATE TEMP TABLE raw AS SELECT * FROM (SELECT {_empty(columns)}) WHERE false")
-        else:
-            con.execute(
-                "CREATE OR REPLACE TEMP TABLE raw AS SELECT * FROM read_json(?, format='newline_delimited', "
-                "ignore_errors=true, columns=?) WHERE "
-                f"{_q(ledger.LABELS_FIELD)}.{ledger.LABEL_KEY} = ?",
-                [[str(p) for p in files], columns, ledger.LABEL_VALUE],
-            )
-        keys = [
-            r[0]
-            for r in con.execute(f"SELECT DISTINCT unnest(map_keys({ledger.SUBSCORES})) FROM raw").fetchall()
-        ]
-        subs = ", ".join(
-            f"{_q(n)} := {ledger.SUBSCORES}[{_lit(n)}]" for n in sorted(keys) if n.isidentifier()
+        if seen == self._seen and self._reader is not None:
+            return self._reader
+        self._generation += 1
+        path = self._work / f"ledger-{self._generation}.duckdb"
+        with duckdb.connect(str(path)) as con:
+            self._rows = _load(con, files)
+        reader = duckdb.connect(
+            str(path), read_only=True, config={**_LOCKED, "memory_limit": QUERY_MEMORY, "threads": 1}
         )
-        fields = [
-            f"{_q(f)} := " + (f"struct_pack({subs})" if f == ledger.SUBSCORES and subs else _q(f))
-            for f in ("message", *ledger.FIELDS)
-            if f != ledger.SUBSCORES or subs
-        ]
-        con.execute(
-            f"CREATE OR REPLACE TABLE {TABLE} AS SELECT severity, "
-            f"{_q(ledger.LABELS_FIELD)} AS labels, struct_pack({', '.join(fields)}) AS jsonPayload FROM raw"
-        )
-        con.execute("DROP TABLE raw")
+        old, self._reader, self._seen = self._reader, reader, seen
+        if old is not None:
+            old.close()  # queries still running on its cursors fail and say so; the next runs anew
+        for stale in self._work.glob("ledger-*.duckdb"):
+            if stale != path:
+                stale.unlink(missing_ok=True)  # an open file stays readable until it is closed
+        return reader
 
     def query(self, project: str, request: dict[str, Any]) -> dict[str, Any]:
-        """jobs.query: run the SQL, keep the result, answer its first page."""
+        """jobs.query: check the SQL, run it (off the caller's thread), answer its first page, or
+        `jobComplete: false` when it runs past `timeoutMs`."""
         if request.get("useLegacySql", True) is not False:
             raise QueryError(400, "invalidQuery", "the stand-in runs GoogleSQL only: send useLegacySql false")
         sql = request.get("query")
@@ -206,52 +249,208 @@ class Ledger:
         if request.get("parameterMode", "POSITIONAL") != "POSITIONAL" and params:
             raise QueryError(400, "invalidQuery", "the stand-in takes positional (?) parameters only")
         where = request.get("defaultDataset") or {}
+        dataset, owner = where.get("datasetId"), str(where.get("projectId") or project)
+        if not isinstance(dataset, str) or not dataset:
+            raise QueryError(
+                400,
+                "invalid",
+                f'Table name "{TABLE}" missing dataset while no default dataset is set in the request.',
+            )
+        _guard(sql)
         with self._lock:
-            self._refresh(self.files(str(where.get("projectId") or project), where.get("datasetId")))
-            try:
-                rel = self._con.sql(sql, params=params or None)
-                if rel is None:
-                    raise QueryError(400, "invalidQuery", "not a query")
-                schema = [_field(n, t) for n, t in zip(rel.columns, rel.types, strict=True)]
-                convs = [_converter(f) for f in schema]
-                rows = [[c(v) for c, v in zip(convs, row, strict=True)] for row in rel.fetchall()]
-            except duckdb.Error as exc:
-                raise QueryError(400, "invalidQuery", str(exc).splitlines()[0]) from None
-            job = "job_" + secrets.token_hex(10)
-            self._results[job] = (schema, rows)
-            while len(self._results) > KEPT_RESULTS:
-                self._results.popitem(last=False)
-        return self._page(project, job, request.get("maxResults"), 0, "bigquery#queryResponse")
+            reader = self._refresh(self.files(owner, dataset))
+            if self.state is not None and not self._rows:
+                raise QueryError(
+                    404,
+                    "notFound",
+                    f"Not found: Table {owner}:{dataset}.{TABLE} was not found in location US",
+                )
+            cursor = reader.cursor()
+            job_id = "job_" + secrets.token_hex(10)
+            self._jobs[job_id] = _Job(self._pool.submit(_run, cursor, sql, params))
+            while len(self._jobs) > KEPT_RESULTS:
+                self._jobs.popitem(last=False)
+        return self._answer(
+            project, job_id, request.get("timeoutMs"), request.get("maxResults"), 0, "bigquery#queryResponse"
+        )
 
-    def results(self, project: str, job: str, max_results: Any, token: Any) -> dict[str, Any]:
-        """jobs.getQueryResults: a later page of a kept result."""
-        if job not in self._results:
-            raise QueryError(404, "notFound", f"Not found: Job {project}:{job}")
+    def results(
+        self, project: str, job: str, max_results: Any, token: Any, timeout_ms: Any = None
+    ) -> dict[str, Any]:
+        """jobs.getQueryResults: a later page of a kept job, waiting up to `timeoutMs` for it."""
         try:
             start = int(token or 0)
         except ValueError:
             raise QueryError(400, "invalid", f"Invalid page token {token!r}") from None
-        return self._page(project, job, max_results, start, "bigquery#getQueryResultsResponse")
+        return self._answer(project, job, timeout_ms, max_results, start, "bigquery#getQueryResultsResponse")
 
-    def _page(self, project: str, job: str, max_results: Any, start: int, kind: str) -> dict[str, Any]:
-        schema, rows = self._results[job]
-        limit = int(max_results) if max_results else DEFAULT_PAGE_ROWS
-        end, size = start, 0
-        while end < len(rows) and end - start < limit and size < MAX_PAGE_BYTES:
-            size += len(orjson.dumps(rows[end]))
-            end += 1
-        out: dict[str, Any] = {
-            "kind": kind,
-            "schema": {"fields": schema},
-            "jobReference": {"projectId": project, "jobId": job, "location": "US"},
-            "totalRows": str(len(rows)),
-            "rows": [{"f": r} for r in rows[start:end]],
-            "jobComplete": True,
-            "cacheHit": False,
-        }
-        if end < len(rows):
-            out["pageToken"] = str(end)
-        return out
+    def _answer(
+        self, project: str, job: str, timeout_ms: Any, max_results: Any, start: int, kind: str
+    ) -> dict[str, Any]:
+        with self._lock:
+            kept = self._jobs.get(job)
+        if kept is None:
+            raise QueryError(404, "notFound", f"Not found: Job {project}:{job}")
+        try:
+            wait = max(0.0, float(timeout_ms)) / 1000 if timeout_ms is not None else DEFAULT_TIMEOUT_MS / 1000
+        except (TypeError, ValueError):
+            raise QueryError(400, "invalid", f"Invalid timeoutMs {timeout_ms!r}") from None
+        reference = {"projectId": project, "jobId": job, "location": "US"}
+        try:
+            schema, rows = kept.future.result(timeout=wait)
+        except FutureTimeout:
+            return {"kind": kind, "jobReference": reference, "jobComplete": False}
+        return _page(kind, reference, schema, rows, max_results, start)
+
+
+def _load(con: duckdb.DuckDBPyConnection, files: list[Path]) -> int:
+    """Build the sink's table from the ledger lines of `files` on `con`; its row count."""
+    labels = "STRUCT(" + f"{ledger.LABEL_KEY} VARCHAR)"
+    columns = {"severity": "VARCHAR", "message": "VARCHAR", ledger.LABELS_FIELD: labels, **_PAYLOAD_TYPES}
+    if not files:
+        con.execute(f"CREATE TEMP TABLE raw AS SELECT * FROM (SELECT {_empty(columns)}) WHERE false")
+    else:
+        con.execute(
+            "CREATE TEMP TABLE raw AS SELECT * FROM read_json(?, format='newline_delimited', "
+            "ignore_errors=true, columns=?) WHERE "
+            f"{_q(ledger.LABELS_FIELD)}.{ledger.LABEL_KEY} = ?",
+            [[str(p) for p in files], columns, ledger.LABEL_VALUE],
+        )
+    keys = [
+        r[0] for r in con.execute(f"SELECT DISTINCT unnest(map_keys({ledger.SUBSCORES})) FROM raw").fetchall()
+    ]
+    subs = ", ".join(f"{_q(n)} := {ledger.SUBSCORES}[{_lit(n)}]" for n in sorted(keys) if n.isidentifier())
+    fields = [
+        f"{_q(f)} := " + (f"struct_pack({subs})" if f == ledger.SUBSCORES and subs else _q(f))
+        for f in ("message", *ledger.FIELDS)
+        if f != ledger.SUBSCORES or subs
+    ]
+    con.execute(
+        f"CREATE TABLE {TABLE} AS SELECT severity, "
+        f"{_q(ledger.LABELS_FIELD)} AS labels, struct_pack({', '.join(fields)}) AS jsonPayload FROM raw"
+    )
+    return int(con.execute(f"SELECT count(*) FROM {TABLE}").fetchone()[0])
+
+
+def _guard(sql: str) -> None:
+    """Refuse, before anything runs, all but one SELECT that reads the ledger's table (and its own
+    CTEs): DuckDB's own parser says what the statement is (`json_serialize_sql` serialises SELECTs
+    only), so no pattern over the SQL's text is trusted."""
+    with duckdb.connect(config=_LOCKED) as con:
+        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [sql]).fetchone()[0])
+    if tree.get("error"):
+        raise QueryError(
+            400, "invalidQuery", f"only a SELECT over {TABLE} runs here: {tree.get('error_message')}"
+        )
+    statements = tree.get("statements") or []
+    if len(statements) != 1:
+        raise QueryError(400, "invalidQuery", f"one statement per query, got {len(statements)}")
+    tables: list[dict[str, Any]] = []
+    ctes: set[str] = set()
+    stack: list[Any] = [statements]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack += node
+        elif isinstance(node, dict):
+            if node.get("type") in ("BASE_TABLE", "TABLE_FUNCTION"):
+                tables.append(node)
+            if node.get("class") == "FUNCTION":
+                _googlesql_signature(node)
+            for entry in (node.get("cte_map") or {}).get("map") or []:
+                ctes.add(str(entry.get("key", "")).lower())
+            stack += node.values()
+    for table in tables:
+        name = str(table.get("table_name") or "")
+        ok = (
+            table.get("type") == "BASE_TABLE"
+            and not table.get("schema_name")
+            and not table.get("catalog_name")
+        )
+        if not ok or (name != TABLE and name.lower() not in ctes):
+            what = "a table function" if table.get("type") == "TABLE_FUNCTION" else f"table {name!r}"
+            raise QueryError(400, "invalidQuery", f"the query reads {what}; only {TABLE} can be read here")
+
+
+def _googlesql_signature(call: dict[str, Any]) -> None:
+    """The one place DuckDB is looser than GoogleSQL on what the ledger's reads do: `MOD` takes
+    INT64, NUMERIC or BIGNUMERIC only (GoogleSQL's mathematical functions), so MOD over a FLOAT64
+    column (the sink's `step`) fails on BigQuery and must fail here; and GoogleSQL has no `%`."""
+    name = str(call.get("function_name", "")).lower()
+    if name == "%":
+        raise QueryError(400, "invalidQuery", 'Syntax error: Unexpected "%" (GoogleSQL has MOD, not %)')
+    if name != "mod":
+        return
+    for argument in call.get("arguments") or []:
+        expr = argument.get("expression") if isinstance(argument, dict) else None
+        path = (
+            expr.get("column_names") if isinstance(expr, dict) and expr.get("class") == "COLUMN_REF" else None
+        )
+        if path and path[-1] in _PAYLOAD_TYPES and _PAYLOAD_TYPES[path[-1]] == "DOUBLE":
+            raise QueryError(
+                400,
+                "invalidQuery",
+                "No matching signature for function MOD for argument types: FLOAT64, INT64. Supported "
+                "signatures: MOD(INT64, INT64); MOD(NUMERIC, NUMERIC); MOD(BIGNUMERIC, BIGNUMERIC)",
+            )
+
+
+def _run(
+    cursor: duckdb.DuckDBPyConnection, sql: str, params: list[Any]
+) -> tuple[list[dict[str, Any]], list[list[Any]]]:
+    """Run one query on its cursor, interrupted at JOB_LIMIT_S; its schema and converted rows."""
+    timer = threading.Timer(JOB_LIMIT_S, cursor.interrupt)
+    timer.start()
+    try:
+        rel = cursor.sql(sql, params=params or None)
+        if rel is None:
+            raise QueryError(400, "invalidQuery", "not a query")
+        schema = [_field(n, t) for n, t in zip(rel.columns, rel.types, strict=True)]
+        convs = [_converter(f) for f in schema]
+        found = rel.limit(MAX_ROWS + 1).fetchall()
+        if len(found) > MAX_ROWS:
+            raise QueryError(403, "responseTooLarge", f"Response too large to return: over {MAX_ROWS} rows")
+        return schema, [[c(v) for c, v in zip(convs, row, strict=True)] for row in found]
+    except duckdb.InterruptException:
+        raise QueryError(
+            400, "timeout", f"Query exceeded the stand-in's limit of {JOB_LIMIT_S:.0f}s"
+        ) from None
+    except duckdb.Error as exc:
+        raise QueryError(400, "invalidQuery", str(exc).splitlines()[0]) from None
+    finally:
+        timer.cancel()
+        cursor.close()
+
+
+def _dataset_missing(project: str, dataset: str) -> QueryError:
+    return QueryError(404, "notFound", f"Not found: Dataset {project}:{dataset} was not found in location US")
+
+
+def _page(
+    kind: str,
+    reference: dict[str, Any],
+    schema: list[dict[str, Any]],
+    rows: list[list[Any]],
+    max_results: Any,
+    start: int,
+) -> dict[str, Any]:
+    limit = int(max_results) if max_results else DEFAULT_PAGE_ROWS
+    end, size = start, 0
+    while end < len(rows) and end - start < limit and size < MAX_PAGE_BYTES:
+        size += len(orjson.dumps(rows[end]))
+        end += 1
+    out: dict[str, Any] = {
+        "kind": kind,
+        "schema": {"fields": schema},
+        "jobReference": reference,
+        "totalRows": str(len(rows)),
+        "rows": [{"f": r} for r in rows[start:end]],
+        "jobComplete": True,
+        "cacheHit": False,
+    }
+    if end < len(rows):
+        out["pageToken"] = str(end)
+    return out
 
 
 def _empty(columns: dict[str, str]) -> str:
@@ -347,22 +546,37 @@ def routes(book: Ledger | None = None) -> list[Route]:
             return _json(await run_in_threadpool(kept.query, request.path_params["project"], body))
         except QueryError as exc:
             return _json(exc.body(), status_code=exc.status)
+        except ValueError:  # a body that is not JSON
+            return _json(QueryError(400, "parseError", "the body is not JSON").body(), status_code=400)
 
     async def results(request: Request) -> Response:
         q = request.query_params
         try:
-            page = kept.results(
+            page = await run_in_threadpool(
+                kept.results,
                 request.path_params["project"],
                 request.path_params["job"],
                 q.get("maxResults"),
                 q.get("pageToken"),
+                q.get("timeoutMs"),
             )
             return _json(page)
         except QueryError as exc:
             return _json(exc.body(), status_code=exc.status)
 
-    base = "/bigquery/v2/projects/{project}/queries"
-    return [Route(base, query, methods=["POST"]), Route(base + "/{job}", results, methods=["GET"])]
+    async def dataset(request: Request) -> Response:
+        try:
+            found = kept.dataset(request.path_params["project"], request.path_params["dataset"])
+            return _json(found)
+        except QueryError as exc:
+            return _json(exc.body(), status_code=exc.status)
+
+    base = "/bigquery/v2/projects/{project}"
+    return [
+        Route(base + "/queries", query, methods=["POST"]),
+        Route(base + "/queries/{job}", results, methods=["GET"]),
+        Route(base + "/datasets/{dataset}", dataset, methods=["GET"]),
+    ]
 
 
 def _json(doc: dict[str, Any], status_code: int = 200) -> Response:

@@ -1,0 +1,130 @@
+"""The BigQuery stand-in as Google documents BigQuery, and no more: the sink's FLOAT64 numbers, the
+table that appears with the first record, `timeoutMs`, and SQL limited to one read of the ledger's
+table on a connection that reaches no file, extension or other database. In process, on a real
+DuckDB: the stand-in is the unit under test (tests/test_ledger_*.py run it behind HTTP)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from scorer import ledger
+from tunifolk.standin import bigquery
+from tunifolk.standin.bigquery import TABLE, Ledger, QueryError
+
+
+def record(step: int, job: str = "7") -> bytes:
+    fields = ledger.record({"step": step, "tuningJobId": job}, {}, {"form": "malzuma"}, "poem", 0.5, {}, "ok")
+    return ledger.log_line(fields)
+
+
+@pytest.fixture()
+def book(tmp_path: Path) -> Ledger:
+    (tmp_path / "scorer.stdout").write_bytes(b"".join(record(s) for s in range(6)))
+    return Ledger([tmp_path])
+
+
+def ask(book: Ledger, sql: str, *params: object, **request: object) -> dict:
+    query = {
+        "query": sql,
+        "useLegacySql": False,
+        "defaultDataset": {"projectId": "p", "datasetId": "d"},
+        "queryParameters": [
+            {"parameterType": {"type": "INT64"}, "parameterValue": {"value": str(v)}} for v in params
+        ],
+        **request,
+    }
+    return book.query("p", query)
+
+
+def test_the_sink_types_step_float64_so_mod_needs_a_cast(book: Ledger) -> None:
+    page = ask(book, f"SELECT jsonPayload.step FROM {TABLE} ORDER BY 1")
+    assert page["schema"]["fields"][0]["type"] == "FLOAT"
+    with pytest.raises(QueryError, match="No matching signature for function MOD"):
+        ask(book, f"SELECT 1 FROM {TABLE} WHERE MOD(jsonPayload.step, ?) = ?", 2, 0)
+    shard = ask(book, f"SELECT 1 FROM {TABLE} WHERE MOD(CAST(jsonPayload.step AS INT64), ?) = ?", 2, 0)
+    assert shard["totalRows"] == "3"
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM read_text('/etc/passwd')",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "SELECT * FROM range(5000000)",
+        "COPY (SELECT 1) TO '/tmp/tunifolk-standin-copy.csv'",
+        "ATTACH '/tmp/tunifolk-standin.db' AS other",
+        "INSTALL httpfs",
+        "SET enable_external_access = true",
+        f"SELECT 1 FROM {TABLE}; SELECT 2",
+        "SELECT * FROM main.run_googleapis_com_stdout",
+        "SELECT * FROM duckdb_settings()",
+        "PRAGMA version",
+        f"SELECT jsonPayload.step % 2 FROM {TABLE}",
+    ],
+)
+def test_only_one_select_of_the_ledger_runs(book: Ledger, sql: str) -> None:
+    with pytest.raises(QueryError) as refused:
+        ask(book, sql)
+    assert refused.value.status == 400 and refused.value.reason == "invalidQuery"
+    assert (
+        not Path("/tmp/tunifolk-standin-copy.csv").exists() and not Path("/tmp/tunifolk-standin.db").exists()
+    )
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM read_text('/etc/passwd')",
+        "COPY (SELECT 1) TO '/tmp/tunifolk-standin-copy.csv'",
+        "ATTACH '/tmp/tunifolk-standin.db' AS other",
+        "SET enable_external_access = true",
+        f"CREATE TABLE more AS SELECT * FROM {TABLE}",
+    ],
+)
+def test_the_query_connection_itself_reaches_nothing_past_the_parser(book: Ledger, sql: str) -> None:
+    """The parser's check is not the only wall: the connection a query runs on refuses files,
+    other databases, settings and writes by itself."""
+    reader = book._refresh(book.files("p", "d"))
+    with pytest.raises(QueryError):
+        bigquery._run(reader.cursor(), sql, [])
+    assert (
+        not Path("/tmp/tunifolk-standin-copy.csv").exists() and not Path("/tmp/tunifolk-standin.db").exists()
+    )
+
+
+def test_a_query_without_a_default_dataset_is_refused(book: Ledger) -> None:
+    with pytest.raises(QueryError, match="missing dataset") as refused:
+        book.query("p", {"query": f"SELECT 1 FROM {TABLE}", "useLegacySql": False})
+    assert refused.value.status == 400
+
+
+def test_a_query_past_timeout_ms_is_incomplete_and_its_results_come_later(book: Ledger, monkeypatch) -> None:
+    heavy = (
+        f"SELECT count(*) FROM {TABLE} a, {TABLE} b, {TABLE} c, {TABLE} d, {TABLE} e, {TABLE} f, {TABLE} g"
+    )
+    first = ask(book, heavy, timeoutMs=0)
+    assert first["jobComplete"] is False and "rows" not in first
+    job = first["jobReference"]["jobId"]
+    done = book.results("p", job, None, None, 30_000)
+    assert done["jobComplete"] is True and done["rows"][0]["f"][0]["v"] == str(6**7)
+
+
+def test_a_runaway_query_stops_at_the_stand_ins_limits(book: Ledger, monkeypatch) -> None:
+    monkeypatch.setattr(bigquery, "MAX_ROWS", 10)
+    with pytest.raises(QueryError, match="Response too large") as refused:
+        ask(book, f"SELECT a.severity FROM {TABLE} a, {TABLE} b")
+    assert refused.value.reason == "responseTooLarge"
+    monkeypatch.setattr(bigquery, "JOB_LIMIT_S", 0.2)
+    tables = ", ".join(f"{TABLE} t{i}" for i in range(10))  # 6**10 rows
+    loop = f"SELECT sum(hash(t0.jsonPayload.step + t9.jsonPayload.step)) FROM {tables}"
+    with pytest.raises(QueryError, match="limit of"):
+        ask(book, loop, timeoutMs=60_000)
+
+
+def test_a_records_json_numbers_round_trip(tmp_path: Path) -> None:
+    (tmp_path / "a.log").write_bytes(record(3) + orjson.dumps({"other": "line"}) + b"\n")
+    page = ask(Ledger([tmp_path]), f"SELECT jsonPayload.job_id, jsonPayload.step FROM {TABLE}")
+    assert [[c["v"] for c in row["f"]] for row in page["rows"]] == [["7", "3.0"]]
