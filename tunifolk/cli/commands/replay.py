@@ -9,7 +9,6 @@ many group winners change, and the largest moves with their texts.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import time
@@ -18,7 +17,7 @@ from dataclasses import asdict
 from rich.panel import Panel
 from rich.table import Table
 
-from tunifolk.cli import context
+from tunifolk.cli import context, untrusted
 from tunifolk.cli.commands.rollouts import NoRecords, add_ledger_options, open_ledger
 from tunifolk.ledger.replay import StepReport, merge, replay
 
@@ -73,13 +72,16 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.json:
         doc = {"job": job, "overall": asdict(overall), "steps": [asdict(s) for s in steps], "timing": timing}
-        print(json.dumps(doc, ensure_ascii=False))
+        print(untrusted.json_line(doc))
         return 0
     out = context.console()
     out.print(steps_table(job, steps, overall))
     for i, m in enumerate(overall.moves, 1):
-        title = f"move {i} · step {m['step']} · {m['form']} · {m['old']:+.3f} → {m['new']:+.3f}"
-        out.print(Panel(m["text"], title=title, subtitle=f"now: {m['new_reason'][:90]}", expand=False))
+        title = untrusted.text(
+            f"move {i} · step {m['step']} · {m['form']} · {m['old']:+.3f} → {m['new']:+.3f}"
+        )
+        now = untrusted.text(f"now: {m['new_reason'][:90]}")
+        out.print(Panel(untrusted.text(m["text"]), title=title, subtitle=now, expand=False))
     out.print(
         f"{overall.rollouts} rollouts re-scored in {wall:.1f} s on {args.shards} processes "
         f"({overall.rollouts / wall:.0f}/s; scoring {score_s:.1f} s, reading the ledger "

@@ -9,13 +9,13 @@ with one, the step's samples in a table, and the texts of the K worst or best wi
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
-from tunifolk.cli import context
+from tunifolk.cli import context, untrusted
 from tunifolk.errors import PROBLEM, TunifolkError
 from tunifolk.ledger.bigquery import LedgerReader, Rollout
 
@@ -78,14 +78,17 @@ def run(args: argparse.Namespace) -> int:
         rows = rows[::-1][: args.best]
     if args.json:
         for r in rows:
-            print(json.dumps(r.as_json(), ensure_ascii=False))
+            print(untrusted.json_line(r.as_json()))
         return 0
     title = f"job {job} · step {step}" + (f" · {args.form}" if args.form else "")
     out.print(samples_table(rows, title))
     if args.worst or args.best:
         for i, r in enumerate(rows, 1):
-            head = f"{'worst' if args.worst else 'best'} {i} · reward {r.reward:+.3f} · {r.form}"
-            out.print(Panel(r.response, title=head, subtitle=r.reason[:100], expand=False))
+            head = untrusted.text(
+                f"{'worst' if args.worst else 'best'} {i} · reward {r.reward:+.3f} · {r.form}"
+            )
+            reason = untrusted.text(r.reason[:100])
+            out.print(Panel(untrusted.text(r.response), title=head, subtitle=reason, expand=False))
     return 0
 
 
@@ -100,7 +103,13 @@ def samples_table(rows: list[Rollout], title: str) -> Table:
         pens = [f"{k}={v:.2f}" for k, v in r.subscores.items() if k.startswith("p_")]
         shown = [f"{k}={v:.2f}" for v, k in weak[:SHOWN_SUBSCORES]] + pens[:2]
         colour = "green" if r.reward > 0.3 else "red" if r.reward < -0.3 else "yellow"
-        table.add_row(str(i), f"[{colour}]{r.reward:+.3f}[/]", r.form, " ".join(shown), r.reason)
+        table.add_row(
+            str(i),
+            Text(f"{r.reward:+.3f}", style=colour),
+            untrusted.text(r.form),
+            untrusted.text(" ".join(shown)),
+            untrusted.text(r.reason),
+        )
     return table
 
 
@@ -158,17 +167,14 @@ def markdown_page(reader: LedgerReader, job: str, k: int = PAGE_SAMPLES) -> str:
         for label, chosen in (("worst", rows[:k]), ("best", rows[::-1][:k])):
             for i, r in enumerate(chosen, 1):
                 subs = ", ".join(f"{name} {v:.2f}" for name, v in sorted(r.subscores.items()))
-                head = f"### {label} {i}: reward {r.reward:+.3f} · {r.form}"
+                head = f"### {label} {i}: reward {r.reward:+.3f} · {untrusted.inline(r.form)}"
                 lines += [
                     head,
                     "",
-                    f"*{r.reason}*",
+                    f"*{untrusted.inline(r.reason)}*",
                     "",
-                    f"sub-scores: {subs}",
-                    "",
-                    "```",
-                    r.response,
-                    "```",
+                    f"sub-scores: {untrusted.inline(subs)}",
                     "",
                 ]
+                lines += [*untrusted.code_block(r.response), ""]
     return "\n".join(lines)

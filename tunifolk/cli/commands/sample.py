@@ -17,7 +17,7 @@ from rich.table import Table
 from scorer.catalogue import FORMS, LANGUAGES, lookup
 from scorer.catalogue import instruction as form_instruction
 from scorer.score import score
-from tunifolk.cli import context
+from tunifolk.cli import context, untrusted
 from tunifolk.cli.context import PROBLEM, UsageError
 from tunifolk.dataset.spec import SYSTEM_INSTRUCTIONS
 
@@ -82,11 +82,12 @@ def run(args: argparse.Namespace) -> int:
             text = "\n".join(p.get("text", "") for p in content.get("parts") or [] if not p.get("thought"))
             empty += not text.strip()
             result = score(content, references)
-            out.print(Panel(text or "(no text)", title=f"poem {i}/{args.n}: {args.form}", expand=False))
+            shown = untrusted.text(text or "(no text)")
+            out.print(Panel(shown, title=untrusted.text(f"poem {i}/{args.n}: {args.form}"), expand=False))
             table = Table(show_header=False, box=None)
             table.add_row("structure reward", f"[bold]{result.reward:+.3f}[/]")
             for name, value in result.subscores.items():
                 table.add_row(name, f"{value:.3f}")
-            table.add_row("reason", result.reason)
+            table.add_row("reason", untrusted.text(result.reason))
             out.print(table)
     return PROBLEM if empty == args.n else 0

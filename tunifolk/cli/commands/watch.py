@@ -12,11 +12,12 @@ import math
 import time
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from tunifolk import metrics as job_metrics
 from tunifolk import operations as ops
 from tunifolk import tripwires
-from tunifolk.cli import context
+from tunifolk.cli import context, untrusted
 from tunifolk.cli.context import PROBLEM
 from tunifolk.errors import STILL_RUNNING
 from tunifolk.health import FAIL, OK
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             ):
                 hacking = next(v for v in ledger.verdicts(job, metrics) if v.rule == tripwires.HACKING)
                 client.cancel_tuning_job(name)
-                out.print(f"[red]HACKING[/] {hacking.message}")
+                out.print(Text("HACKING ", style="red") + untrusted.text(hacking.message))
                 out.print(f"cancelled {name} (--cancel-on {args.cancel_on})")
                 return PROBLEM
             total, step = ops.total_steps({}, job), job_metrics.completed_steps(job, metrics)
@@ -111,10 +112,10 @@ def run(args: argparse.Namespace) -> int:
         for v in ledger.verdicts(job, metrics):  # the trip wires, once, over the whole run
             if v.level != OK or v.rule == tripwires.HACKING:
                 colour = "red" if v.level == FAIL else "yellow" if v.level != OK else "green"
-                out.print(f"[{colour}]{v.rule}: {v.level}[/] {v.message}")
+                out.print(Text(f"{v.rule}: {v.level} ", style=colour) + untrusted.text(v.message))
     if job.get("state") in FAILED_STATES:
         error = (job.get("error") or {}).get("message")
-        out.print(f"[red]{error or 'no error message'}[/]")
+        out.print(untrusted.text(error or "no error message", style="red"))
         return PROBLEM
     return 0
 
