@@ -175,7 +175,7 @@ _BIG: dict[tuple[str, int], bytes] = {}
 
 
 def _big(form: str, size: int) -> bytes:
-    """A long poem-like body of about ``size`` bytes (over 4 MiB for the largest: a 413)."""
+    """A long poem-like body of about ``size`` bytes (over MAX_BODY for the largest: a 413)."""
     key = (form, size)
     if key not in _BIG:
         text = ("يا بحر يا موجك غدّار ** خذيت مني ضي النهار\n" * (size // 80 + 1))[: size // 2]
@@ -234,7 +234,14 @@ def run(count: int, seed: int, url: str | None = None) -> dict[str, Any]:
             method = "POST" if r < 0.97 else rng.choice(["GET", "PUT", "DELETE", "PATCH", "OPTIONS"])
             path = rng.choice(["/", "/", "/score", "/a/b?c=d", "/%ff", "/healthz"])
             body = _body(rng) if method != "GET" else b""
-            headers = {"content-type": rng.choice(["application/json", "text/plain", "x/y"])}
+            # mostly what Vertex sends; a page's text/plain and a foreign Origin are refused (403/415)
+            kind = rng.choice(
+                ["application/json"] * 8 + ["application/json; charset=utf-8", "text/plain", "x/y"]
+            )
+            headers = {
+                "content-type": kind,
+                **({"origin": "https://a.example"} if rng.random() < 0.02 else {}),
+            }
             if rng.random() < 0.05 and len(body) < 1_000_000:
                 data: Any = iter([body[j : j + 777] for j in range(0, len(body), 777)])  # chunked
             else:

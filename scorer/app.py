@@ -4,17 +4,28 @@ Starlette's router and Request object cost more per call than this whole contrac
 routes, one JSON body): every microsecond the HTTP layer spends is one scoring cannot use, so the
 app speaks ASGI directly. Rules it keeps, whatever arrives: 200 with a finite reward in [-1, 1] for every
 request that is the contract (reward −1 and a reason when there is no poem or no known form); 400
-with a JSON error only for a body that is not the contract; 413 over 4 MiB; never a 5xx (an
+with a JSON error only for a body that is not the contract; 413 over 1 MiB (MAX_BODY); 403 for a
+browser's request and 415 for a body not sent as JSON; never a 5xx (an
 unexpected scoring failure is logged and answered 200 with reward −1).
 
-Every 200 writes the rollout's ledger record (`scorer.ledger`) to stdout, flushed, before the
-answer is sent: Cloud Run hands stdout to Cloud Logging, so a reward Vertex has is never missing
-from the ledger.
+Every 200 writes the rollout's ledger record (`scorer.ledger`) to stdout before the answer is sent:
+Cloud Run hands stdout to Cloud Logging, so a reward Vertex has is never missing from the ledger. The
+write runs on a thread of its own (`RecordWriter`), never on the event loop: when stdout stops taking
+lines (a pipe nobody reads), the answer still goes after RECORD_WAIT_S and the record waits in a
+bounded queue, or is dropped when that is full; each case is counted and `/healthz` says the counts,
+so every answered reward has its record or a counted reason why not.
+
+Only what Vertex sends is taken: a POST of `application/json` (the reward-functions guide's request),
+without an `Origin` header. A browser adds `Origin` to every cross-site POST (the Fetch standard),
+and a `text/plain` POST needs no preflight, so a web page could otherwise forge ledger records that
+the trip wires read; Vertex is a server and sends no `Origin` (UNCONFIRMED: Google documents no
+header of the call besides its identity token).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import math
 import multiprocessing
@@ -25,7 +36,7 @@ import threading
 import time
 import traceback
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
 import orjson
@@ -34,7 +45,10 @@ from scorer import ledger
 from scorer.response import extract_text
 from scorer.score import Score, score
 
-MAX_BODY = 4 * 1024 * 1024
+MAX_BODY = 1024 * 1024
+"""The largest body taken (413 above): a response's text is scored up to 20,000 characters, and a whole
+Gemini answer of 32,768 tokens, thinking included, stays under it; at the stacks' concurrency of 80
+the bodies in flight stay well inside the instance's memory (bench/bench_memory.py)."""
 INLINE_BODY = 8 * 1024
 """Bodies up to this size are scored on the event loop: a poem's request is 1–3 KiB and scores in well
 under a millisecond, so a hop to another process would cost more than it saves. A larger body may
@@ -149,9 +163,11 @@ def handle_body(body: bytes) -> tuple[int, bytes]:
     return status, out
 
 
-def handle_request(body: bytes) -> tuple[int, bytes, bytes | None]:
-    """Status, body and the ledger line (None for a 400) of one POST; pure: the caller writes the
-    line, then answers."""
+def handle_request(
+    body: bytes, scorer: Callable[[Any, dict[str, Any]], Score] = score
+) -> tuple[int, bytes, bytes | None]:
+    """Status, body and the ledger line (None for a 400, or when the record cannot be written) of
+    one POST; pure: the caller writes the line, then answers."""
     try:
         content, refs, doc = _parse(body)
     except BadRequest as exc:
@@ -160,7 +176,7 @@ def handle_request(body: bytes) -> tuple[int, bytes, bytes | None]:
         traceback.print_exc(file=sys.stderr)
         return 400, orjson.dumps({"error": "unreadable body"}), None
     try:
-        result = score(content, refs)
+        result = scorer(content, refs)
     except Exception:  # never a 5xx: a scorer bug must not abort the tuning job
         traceback.print_exc(file=sys.stderr)
         result = Score(-1.0, {}, "internal scoring error")
@@ -182,12 +198,88 @@ def handle_request(body: bytes) -> tuple[int, bytes, bytes | None]:
     return 200, out, line
 
 
-def write_record(line: bytes) -> None:
+def write_record(line: bytes, fd: int = 1) -> None:
     """Write a ledger line to stdout (fd 1, unbuffered: nothing waits in a Python buffer when the
     answer leaves)."""
     view = memoryview(line)
     while view:
-        view = view[os.write(1, view) :]
+        view = view[os.write(fd, view) :]
+
+
+def _score_failed(reason: str) -> Callable[[Any, dict[str, Any]], Score]:
+    def failed(_content: Any, _refs: dict[str, Any]) -> Score:
+        return Score(-1.0, {}, reason)
+
+    return failed
+
+
+RECORD_WAIT_S = 2.0
+"""How long an answer waits for its record to reach stdout before it goes anyway (the record then
+stays queued and is counted `late`)."""
+RECORD_QUEUE = 4096
+"""Records a stalled stdout may hold back before new ones are dropped (and counted `dropped`):
+4,096 lines of at most ~150 KB each bound the queue's memory."""
+
+
+class RecordWriter:
+    """Ledger lines to stdout, in order, on one thread: the event loop never blocks on a pipe."""
+
+    def __init__(self, fd: int = 1, capacity: int = RECORD_QUEUE) -> None:
+        self.fd, self.capacity = fd, capacity
+        self.counts = {"written": 0, "late": 0, "dropped": 0, "unrecorded": 0, "failed": 0}
+        self._queue: collections.deque[tuple[bytes, Future[None]]] = collections.deque()
+        self._ready = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, line: bytes) -> Future[None] | None:
+        """Queue a line; its future is done once the line is written. None: the queue is full and the
+        line was dropped (counted)."""
+        done: Future[None] = Future()
+        with self._ready:
+            if len(self._queue) >= self.capacity:
+                self.counts["dropped"] += 1
+                return None
+            self._queue.append((line, done))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._drain, name="ledger-writer", daemon=True)
+                self._thread.start()
+            self._ready.notify()
+        return done
+
+    def _drain(self) -> None:
+        while True:
+            with self._ready:
+                while not self._queue:
+                    self._ready.wait()
+                line, done = self._queue[0]
+            try:
+                write_record(line, self.fd)
+                self.counts["written"] += 1
+            except OSError:
+                self.counts["failed"] += 1
+            with self._ready:
+                self._queue.popleft()
+            done.set_result(None)
+
+    async def record(self, line: bytes | None) -> None:
+        """Write `line` before the answer, waiting at most RECORD_WAIT_S; None counts as unrecorded."""
+        if line is None:
+            self.counts["unrecorded"] += 1
+            return
+        done = self.submit(line)
+        if done is None:
+            return
+        finished, _ = await asyncio.wait({asyncio.wrap_future(done)}, timeout=RECORD_WAIT_S)
+        if not finished:
+            self.counts["late"] += 1
+
+    def health(self) -> bytes:
+        with self._ready:
+            queued = len(self._queue)
+        return orjson.dumps({"status": "ok", "ledger": {**self.counts, "queued": queued}})
+
+
+_records = RecordWriter()
 
 
 async def _send(send: Send, status: int, body: bytes) -> None:
@@ -201,8 +293,24 @@ async def _send(send: Send, status: int, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-_HEALTH = orjson.dumps({"status": "ok"})
-_TOO_LARGE = orjson.dumps({"error": "body over 4 MiB"})
+_TOO_LARGE = orjson.dumps({"error": "body over 1 MiB"})
+_CROSS_SITE = orjson.dumps({"error": "a request with an Origin header is refused: only Vertex calls this"})
+_NOT_JSON = orjson.dumps({"error": "the body must be sent as application/json"})
+
+
+def _refusal(headers: list[tuple[bytes, bytes]]) -> tuple[int, bytes] | None:
+    """403 for a request a browser made (it carries `Origin`), 415 for a body declared as anything but
+    JSON (a page's form or text/plain POST)."""
+    content_type = b""
+    for name, value in headers:
+        if name == b"origin":
+            return 403, _CROSS_SITE
+        if name == b"content-type":
+            content_type = value
+    kind = content_type.split(b";", 1)[0].strip().lower()
+    if kind and kind != b"application/json":  # what a page may send without a preflight, and more
+        return 415, _NOT_JSON
+    return None
 
 
 async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -224,9 +332,13 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
     method = scope["method"]
     if method != "POST":
         if method in ("GET", "HEAD"):
-            await _send(send, 200, _HEALTH)
+            await _send(send, 200, _records.health())
         else:
             await _send(send, 405, orjson.dumps({"error": "use POST"}))
+        return
+    refused = _refusal(scope["headers"])
+    if refused is not None:
+        await _send(send, *refused)
         return
     for name, value in scope["headers"]:
         if name == b"content-length":
@@ -255,9 +367,15 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
     if size <= INLINE_BODY:
         status, out, line = handle_request(body)
     else:
-        status, out, line = await asyncio.get_running_loop().run_in_executor(_worker(), handle_request, body)
-    if line is not None:
-        write_record(line)  # durable (in the platform's log pipe) before Vertex has the reward
+        try:
+            status, out, line = await asyncio.get_running_loop().run_in_executor(
+                _worker(), handle_request, body
+            )
+        except Exception:  # the scoring process died (killed, out of memory): never a 5xx
+            traceback.print_exc(file=sys.stderr)
+            status, out, line = handle_request(body, _score_failed("the scoring process failed"))
+    if status == 200:
+        await _records.record(line)  # in the platform's log pipe before Vertex has the reward
     await _send(send, status, out)
 
 

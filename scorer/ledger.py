@@ -135,14 +135,30 @@ def record(
 
 def log_line(fields: dict[str, Any]) -> bytes:
     """One Cloud Logging structured line (ends in a newline): severity, message, labels and the
-    record's fields, which become the entry's jsonPayload."""
+    record's fields, which become the entry's jsonPayload. A string UTF-8 cannot hold (a lone
+    surrogate, which JSON requests may carry) is written with that code point as a visible
+    `\\udXXX` escape, so the record is still written."""
     entry = {
         "severity": "INFO",
         "message": MESSAGE,
         LABELS_FIELD: {LABEL_KEY: LABEL_VALUE},
         **fields,
     }
-    return orjson.dumps(entry) + b"\n"
+    try:
+        return orjson.dumps(entry) + b"\n"
+    except orjson.JSONEncodeError:
+        return orjson.dumps(_utf8(entry)) + b"\n"
+
+
+def _utf8(value: Any) -> Any:
+    """`value` with every string made encodable as UTF-8 (lone surrogates backslash-escaped)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_utf8(k): _utf8(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_utf8(v) for v in value]
+    return value
 
 
 def parse_line(line: bytes | str) -> dict[str, Any] | None:

@@ -64,6 +64,20 @@ def test_the_stack_config_is_checked_at_preview_in_one_line() -> None:
         stack.parse(_local_config(cpu="4", memory="1Gi"))
 
 
+def test_memory_that_the_concurrency_would_exhaust_is_refused_at_preview_naming_both_fixes() -> None:
+    """80 bodies of MAX_BODY at once take ~300 MiB (bench/bench_memory.py): the stacks' 512Mi holds
+    them with a margin, 256Mi does not."""
+    assert stack.parse(_local_config(memory="512Mi", concurrency=80)).scorer.memory == "512Mi"
+    with pytest.raises(ConfigError) as info:
+        stack.parse(_local_config(memory="256Mi", concurrency=80))
+    message = str(info.value)
+    assert "\n" not in message and "tunifolk:scorer.memory to 512Mi" in message
+    lower = int(message.rsplit(" ", 1)[-1])
+    assert stack.parse(_local_config(memory="256Mi", concurrency=lower)).scorer.concurrency == lower
+    with pytest.raises(ConfigError):
+        stack.parse(_local_config(memory="256Mi", concurrency=lower + 1))
+
+
 @pytest.fixture
 def gcp(tmp_path: Path) -> Iterator[Provider]:
     with serving(tmp_path / "standin", tmp_path / "gcs") as provider:

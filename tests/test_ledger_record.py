@@ -81,7 +81,12 @@ def test_a_large_body_scored_in_the_worker_is_recorded(served: tuple[str, Path])
 def test_a_request_that_is_not_the_contract_is_not_recorded(served: tuple[str, Path]) -> None:
     url, out = served
     before = out.read_bytes()
-    assert requests.post(url, data=b"not json", timeout=10).status_code == 400
+    assert (
+        requests.post(
+            url, data=b"not json", headers={"content-type": "application/json"}, timeout=10
+        ).status_code
+        == 400
+    )
     assert out.read_bytes() == before
 
 

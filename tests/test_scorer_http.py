@@ -12,6 +12,7 @@ import pytest
 import requests
 
 from polling import poll
+from scorer.app import MAX_BODY
 from servers import scorer
 
 pytestmark = pytest.mark.slow  # every test talks to a scorer process
@@ -25,6 +26,9 @@ MALZUMA = (Path(__file__).resolve().parent.parent / "data" / "samples" / "malzum
 def url() -> Iterator[str]:
     with scorer() as u:
         yield u
+
+
+JSON = {"content-type": "application/json"}
 
 
 def body(text: str = MALZUMA, form: str | None = "malzuma", **extra: object) -> dict:
@@ -105,17 +109,38 @@ def test_a_body_that_is_not_the_contract_is_400_json(url: str, raw: bytes) -> No
     assert "error" in r.json()
 
 
-def test_over_4_mib_is_413(url: str) -> None:
-    big = json.dumps(body(text="ا" * (4 * 1024 * 1024))).encode()
-    r = requests.post(url, data=big, timeout=30)
+def test_over_max_body_is_413(url: str) -> None:
+    big = json.dumps(body(text="ا" * MAX_BODY)).encode()
+    r = requests.post(url, data=big, headers=JSON, timeout=30)
     assert r.status_code == 413
 
 
-def test_just_under_4_mib_is_scored(url: str) -> None:
-    text = ("يا بحر يا موجك غدّار ** خذيت مني ضي النهار\n" * 60_000)[:1_900_000]
-    r = requests.post(url, data=json.dumps(body(text=text), ensure_ascii=False).encode(), timeout=30)
+def test_just_under_max_body_is_scored(url: str) -> None:
+    text = ("يا بحر يا موجك غدّار ** خذيت مني ضي النهار " * 30_000).encode()[: MAX_BODY - 1000]
+    data = json.dumps(body(text=text.decode("utf-8", "ignore")), ensure_ascii=False).encode()
+    assert MAX_BODY - 5000 < len(data) <= MAX_BODY
+    r = requests.post(url, data=data, headers=JSON, timeout=30)
     assert r.status_code == 200
     assert math.isfinite(r.json()["reward"])
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({"content-type": "text/plain", "origin": "https://evil.example"}, 403),  # a page's simple POST
+        ({"content-type": "application/json", "origin": "null"}, 403),
+        ({"content-type": "text/plain"}, 415),
+        ({"content-type": "application/x-www-form-urlencoded"}, 415),
+        ({}, 200),  # no browser sends a body without a type; Vertex sends JSON
+        ({"content-type": "application/json; charset=utf-8"}, 200),
+    ],
+)
+def test_only_what_vertex_sends_is_taken(url: str, headers: dict, status: int) -> None:
+    before = requests.get(url + "/healthz", timeout=5).json()["ledger"]
+    r = requests.post(url, data=json.dumps(body()).encode(), headers=headers, timeout=5)
+    assert r.status_code == status and (status != 200) == ("error" in r.json())
+    after = requests.get(url + "/healthz", timeout=5).json()["ledger"]
+    assert after["written"] - before["written"] == (status == 200)  # a refused request writes nothing
 
 
 def test_the_reward_is_the_same_as_the_pure_core(url: str) -> None:

@@ -46,6 +46,13 @@ MEMORY_PATH = "template.containers.resources.limits.memory"
 DEFAULT_CPU, DEFAULT_MEMORY, DEFAULT_CONCURRENCY = "1", "512Mi", 80
 """What Cloud Run runs when a service leaves them out (its docs' defaults)."""
 
+SCORER_BASE_MEMORY = 160 * MI
+SCORER_REQUEST_MEMORY = 3 * MI
+"""The scorer's memory: idle with its scoring process, and per request in flight with a body at
+MAX_BODY (1 MiB), each rounded up from bench/bench_memory.py's measurement; `scorer_memory_needed`
+adds a margin."""
+SCORER_MEMORY_MARGIN = 1.25
+
 _MEMORY_UNITS = {"": 1, "k": 1000, "M": 1000**2, "G": 1000**3, "Ki": 1024, "Mi": MI, "Gi": GI}
 
 
@@ -133,3 +140,14 @@ def refusals(
             )
         )
     return out
+
+
+def scorer_memory_needed(concurrency: int) -> int:
+    """Bytes the scorer needs at `concurrency` requests in flight, each at MAX_BODY, with a margin."""
+    return int((SCORER_BASE_MEMORY + concurrency * SCORER_REQUEST_MEMORY) * SCORER_MEMORY_MARGIN)
+
+
+def scorer_concurrency_within(memory: int) -> int:
+    """The most requests in flight that `memory` bytes hold (at least 1)."""
+    budget = memory / SCORER_MEMORY_MARGIN - SCORER_BASE_MEMORY
+    return max(1, int(budget // SCORER_REQUEST_MEMORY))

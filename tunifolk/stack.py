@@ -225,11 +225,23 @@ def _check_scorer_limits(scorer: Any) -> None:
     refuses by), checked at preview: Cloud Run would refuse the service only at `up`, after the bucket
     and the dataset were made. The scorer always runs with request-based billing (cpu_idle)."""
     found = cloudrun_limits.refusals(scorer.cpu, scorer.memory, int(scorer.concurrency))
+    key = f"{F.NAMESPACE}:scorer"
     if found:
-        key = f"{F.NAMESPACE}:scorer"
         raise ConfigError(
             f"{key} (cpu {scorer.cpu}, memory {scorer.memory}, concurrency {scorer.concurrency}): Cloud Run "
             f"would refuse it: {found[0].message} Set {key}.{found[0].fix}"
+        )
+    need, memory = (
+        cloudrun_limits.scorer_memory_needed(int(scorer.concurrency)),
+        cloudrun_limits.parse_memory(scorer.memory),
+    )
+    if memory is not None and memory < need:
+        mib = cloudrun_limits.MI
+        raise ConfigError(
+            f"{key}.memory {scorer.memory} is too little for concurrency {scorer.concurrency}: the scorer "
+            f"needs {need // mib} MiB with {scorer.concurrency} requests of up to 1 MiB in flight "
+            f"(bench/bench_memory.py). Set {key}.memory to {-(-need // (256 * mib)) * 256}Mi, or lower "
+            f"{key}.concurrency to {cloudrun_limits.scorer_concurrency_within(memory)}"
         )
 
 
