@@ -144,3 +144,23 @@ def test_a_bare_job_id_needs_no_stack_when_flags_say_where() -> None:
     done = tunifolk("status", "--job", "abc", "--project", "p", "--location", "us-central1")
     assert done.returncode == 2
     assert "--job 'abc'" in one_line(done)
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--project", "p/locations/us-central1/tuningJobs/1:cancel#"),
+        ("--project", "../../v1/projects/q"),
+        ("--dataset", "d/../../queries?x="),
+    ],
+)
+def test_a_ledger_project_or_dataset_that_is_no_name_is_refused_before_any_call(
+    flag: str, value: str
+) -> None:
+    """With a full job name, `--project` still goes into the ledger's URL: it is held to the name
+    grammar, so no crafted value reaches another path (and no token goes with it)."""
+    job = "projects/123/locations/us-central1/tuningJobs/456"
+    done = tunifolk("rollouts", "--job", job, flag, value, env={ENDPOINT_ENV: "http://127.0.0.1:9"})
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"tunifolk: {flag}") and "Traceback" not in done.stderr

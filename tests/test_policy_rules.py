@@ -182,6 +182,29 @@ def test_spellings_google_might_accept_count_too() -> None:
     assert policy.no_public_invoker(member) == ["grants roles/viewer to allusers"]
 
 
+@pytest.mark.parametrize(
+    "member",
+    [
+        "domain:example.com",
+        "DOMAIN:example.com",
+        "principalSet://goog/public:all",
+        "principalSet://goog/public:",
+    ],
+)
+def test_a_whole_domain_and_the_public_principal_set_are_public_too(member: str) -> None:
+    invoker = resource(
+        "gcp:cloudrunv2/serviceIamMember:ServiceIamMember", role="roles/run.invoker", member=member
+    )
+    assert policy.no_public_invoker(invoker) == [f"grants roles/run.invoker to {member}"]
+    binding = resource("gcp:cloudrunv2/serviceIamBinding:ServiceIamBinding", role="roles/run.invoker",
+                       members=[AGENT, member])  # fmt: skip
+    assert policy.no_public_invoker(binding) == [f"grants roles/run.invoker to {member}"]
+    agent_only = resource(
+        "gcp:cloudrunv2/serviceIamMember:ServiceIamMember", role="roles/run.invoker", member=AGENT
+    )
+    assert policy.no_public_invoker(agent_only) == []
+
+
 def test_a_policy_that_is_not_json_is_refused_not_waved_through() -> None:
     for data in ("{", '{"bindings": {"role": "x"}}', "[]"):
         found = policy.no_public_invoker(resource("gcp:projects/iAMPolicy:IAMPolicy", policyData=data))

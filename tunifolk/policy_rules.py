@@ -88,10 +88,21 @@ def policy_name(rule: Callable[..., Any]) -> str:
     return rule.__name__.replace("_", "-")
 
 
+PUBLIC_PREFIXES = ("domain:", "principalset://goog/public:")
+"""Members that name more than an identity: every account of a domain (`domain:example.com`), and IAM's
+principal identifiers for everyone (`principalSet://goog/public:all`, IAM's "Principal identifiers"
+page), compared lower-cased."""
+
+
 def _public(principals: Iterable[Any]) -> list[str]:
     """The public ones among IAM members or ACL entities, sorted; non-strings (unknowns) are skipped."""
     return sorted(
-        {p.strip() for p in principals if isinstance(p, str) and p.strip().lower() in _PUBLIC_LOWER}
+        {
+            p.strip()
+            for p in principals
+            if isinstance(p, str)
+            and (p.strip().lower() in _PUBLIC_LOWER or p.strip().lower().startswith(PUBLIC_PREFIXES))
+        }
     )
 
 
@@ -113,7 +124,8 @@ def _policy_grants(policy_data: str) -> list[tuple[str, list[str]]] | None:
 
 
 def no_public_invoker(r: Registered) -> list[str]:
-    """Nothing may be opened to allUsers or allAuthenticatedUsers: no IAM member, binding or policy of
+    """Nothing may be opened to allUsers, allAuthenticatedUsers, a whole domain or IAM's public principal
+    set: no IAM member, binding or policy of
     any service, no Cloud Storage ACL (entity, ROLE:entity or canned public ACL), and no Cloud Run
     service with its invoker IAM check disabled."""
     kind = r.typ.rsplit(":", 1)[-1].lower()

@@ -12,15 +12,19 @@ parameters are positional `?`, sharding is `MOD(step, N) = i`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from scorer import ledger
-from tunifolk.errors import TunifolkError, VertexError
+from tunifolk.errors import TunifolkError, UsageError, VertexError
+from tunifolk.job import names as job_names
 from tunifolk.ledger import names
 from tunifolk.vertex import VertexClient
 
+DATASET_ID = re.compile(r"[A-Za-z0-9_]{1,1024}", re.ASCII)
+"""A BigQuery dataset ID (the datasets reference: letters, digits and underscores, up to 1,024)."""
 PAGE_ROWS = 20_000
 LIGHT = (ledger.JOB_ID, ledger.STEP, ledger.EXAMPLE_DIGEST, ledger.REFERENCES, ledger.RESPONSE, ledger.REWARD,
          ledger.REASON)  # fmt: skip
@@ -132,6 +136,11 @@ class LedgerReader:
         client: VertexClient | None = None,
         page_rows: int = PAGE_ROWS,
     ) -> None:
+        problem = job_names.name_problem(f"{job_names.PROJECTS}/{project}", "project")
+        if problem:
+            raise UsageError(f"--project: {problem}: give a project ID or number")
+        if not DATASET_ID.fullmatch(dataset):
+            raise UsageError(f"--dataset: {dataset!r} is not a BigQuery dataset ID (letters, digits and _)")
         self.project, self.dataset, self.page_rows = project, dataset, page_rows
         self.client = client or VertexClient()
         self.base = f"{self.client.endpoint or names.BIGQUERY_HOST}/bigquery/v2/projects/{project}/queries"
