@@ -151,17 +151,32 @@ def debian_base(arg: str) -> str:
 
 
 def context_files(root: Path = ROOT) -> list[Path]:
-    """The files of the build context (paths relative to ``root``, a checkout): ``scorer/`` less
-    CONTEXT_EXCLUDE and caches. The Dockerfile copies nothing else."""
+    """The files of the build context (paths relative to ``root``, a git checkout): exactly the files
+    git tracks under ``scorer/`` (`git ls-files`), less CONTEXT_EXCLUDE. An untracked file there (an
+    `.env`, a credentials JSON, an editor's backup) never reaches the image, and a tracked symlink
+    that leaves ``scorer/`` stops the build on one line. The Dockerfile copies nothing else."""
+    try:
+        listed = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "--", "scorer"],
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise ImageError(
+            f"the scorer's build context is the files git tracks under {root / 'scorer'}, and git could "
+            f"not list them ({exc}): build from a git checkout"
+        ) from None
+    inside = (root / "scorer").resolve()
     files = []
-    for path in sorted((root / "scorer").rglob("*")):
-        rel = path.relative_to(root)
-        if (
-            path.is_file()
-            and "__pycache__" not in rel.parts
-            and not any(rel.match(p) for p in CONTEXT_EXCLUDE)
-        ):
-            files.append(rel)
+    for name in sorted(filter(None, listed.decode().split("\0"))):
+        rel, path = Path(name), root / name
+        if any(rel.match(p) for p in CONTEXT_EXCLUDE) or not (path.is_file() or path.is_symlink()):
+            continue  # excluded, or deleted in the work tree
+        if path.is_symlink() and not path.resolve().is_relative_to(inside):
+            raise ImageError(
+                f"{rel} is a symlink out of scorer/ (to {os.readlink(path)}): the build context stays inside"
+            )
+        files.append(rel)
     return files
 
 
