@@ -69,6 +69,8 @@ PATHOLOGICAL = [
     for prefix, suffix in (("", ""), ("stanza", "ab c:"), ("by", "x"))
 ]
 NASTY += PATHOLOGICAL
+# line-break runs the size of a request body, after a letter: each pass over the raw text must be linear
+NASTY += ["a" + "\n" * 40_001, "a" + "\r" * 40_001, "a" + "\r\n" * 20_001 + "b", "ب" + " \n" * 30_000 + "x"]
 
 
 def _mutate(rng: random.Random, text: str) -> str:

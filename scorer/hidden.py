@@ -58,9 +58,26 @@ _HIDDEN_MARKUP = re.compile(
 `hidden` attribute, a collapsed ``<details>`` block, or words in an attribute a reader never sees
 as the poem (title, alt, aria-*, data-*); presentation attributes (dir, lang, style, class) are free."""
 
-_PUSHED_DOWN = re.compile("\n(?:[ \t\r]*+\n){12,}+[ \t\r]*+\\S")
-"""Text after a dozen blank lines or more: out of a reader's view, there for a machine (round 13's
-r13-168 put junk forty lines under its poem). Double spacing puts seven between stanzas (r4-051)."""
+PUSHED_DOWN_LINES = 12
+"""Text after a dozen blank lines or more is out of a reader's view, there for a machine. Double
+spacing puts seven between stanzas."""
+
+
+def pushed_down(raw: str) -> bool:
+    """Whether a line of text follows PUSHED_DOWN_LINES blank lines (spaces, tabs and CR only) after a
+    line break. One pass over the lines: a pattern for it tried again from every newline of a run
+    and cost quadratic time in the run's length."""
+    blank = 0
+    for line in raw.split("\n")[1:]:
+        rest = line.lstrip(" \t\r")
+        if not rest:
+            blank += 1
+            continue
+        if blank >= PUSHED_DOWN_LINES and not rest[0].isspace():
+            return True
+        blank = 0
+    return False
+
 
 _ADDRESS = (
     r"\b(?:judge|grader|graders|evaluator|evaluators|rater|raters|autorater|reviewer|annotator|"
@@ -296,7 +313,7 @@ def reader_text(raw: str, thought: bool = False) -> str:
     # and every trigger word hold another ASCII letter (checked at import), so a text without an
     # ASCII letter (a poem in Arabic script) can match neither, and is not lowered or searched.
     low = raw.lower() if raw.encode("ascii", "ignore").translate(None, NOT_LATIN_BYTES) else ""
-    if raw.count("\n") > 12 and _PUSHED_DOWN.search(raw):
+    if raw.count("\n") > PUSHED_DOWN_LINES and pushed_down(raw):
         return "text pushed out of view by blank lines"
     if "<" in raw or "color" in low:
         m = _HIDDEN_MARKUP.search(raw)
