@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from discovery import validate
 from scorer import ledger
 from seed_inputs import PROMPT, base_inputs
 from tunifolk import operations as ops
@@ -186,3 +187,53 @@ def test_a_thinking_level_the_guide_does_not_list_warns(level: str, warned: bool
     report = check_inputs(inputs)
     assert report.ok
     assert any("RLFT hyperparameters guide" in w for w in report.warnings) is warned
+
+
+def test_the_judges_generation_config_and_flip_reach_the_body_as_google_names_them() -> None:
+    """Google's reward-functions page warns that a noisy judge is hard to learn from: its sampling is
+    configurable (AutoraterConfig.generationConfig, flipEnabled in the discovery document)."""
+    inputs = judged(
+        parse={"type": "regex_extract", "regex": "<answer>(.*?)</answer>"},
+        generation_config={
+            "temperature": 0.2,
+            "top_p": 0.9,
+            "top_k": 20,
+            "seed": 7,
+            "max_output_tokens": 512,
+        },
+        flip_enabled=False,
+    )
+    report = check_inputs(inputs)
+    assert report.ok, report.failures
+    body = bodies.build_tuning_job(report.inputs)
+    validate("TuningJob", body)
+    judge = body["reinforcementTuningSpec"]["compositeRewardConfig"]["weightedRewardConfigs"][1]
+    config = judge["rewardConfig"]["autoraterScorer"]["autoraterConfig"]
+    assert config["generationConfig"] == {
+        "temperature": 0.2,
+        "topP": 0.9,
+        "topK": 20,
+        "seed": 7,
+        "maxOutputTokens": 512,
+    }
+    assert config["flipEnabled"] is False
+    hot = judged(parse={"type": "regex_extract", "regex": "(.*)"}, generation_config={"temperature": 3})
+    assert [p for p, _ in check_inputs(hot).failures] == [
+        "rewards[1].autorater.generation_config.temperature"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("model", "warned"),
+    [
+        ("gemini-3.5-flash", False),
+        ("publishers/google/models/gemini-3.5-flash", False),
+        ("gemini-2.0-flash", True),
+    ],
+)
+def test_a_base_model_googles_rlft_pages_do_not_name_warns(model: str, warned: bool) -> None:
+    inputs = base_inputs()
+    inputs["base_model"] = model
+    report = check_inputs(inputs)
+    assert report.ok
+    assert any("base models Google's RLFT pages name" in w for w in report.warnings) is warned

@@ -14,7 +14,17 @@ import json
 from typing import Any
 
 from tunifolk.job.field_names import Example, Input, Parse, Reward, Scorer
-from tunifolk.job.fields import INPUTS, MATCH_REWARDS, PARSE, REWARD, SCORERS, SPEC_LABEL, Field, Kind
+from tunifolk.job.fields import (
+    INPUTS,
+    JUDGE_GENERATION,
+    MATCH_REWARDS,
+    PARSE,
+    REWARD,
+    SCORERS,
+    SPEC_LABEL,
+    Field,
+    Kind,
+)
 from tunifolk.job.normalize import normalize
 
 _WEIGHT_DEFAULT = next(f.default for f in REWARD if f.name == Reward.WEIGHT)
@@ -93,6 +103,13 @@ def _autorater_body(spec: dict[str, Any], project: str, location: str) -> dict[s
     config: dict[str, Any] = {"autoraterModel": expand_model(spec[Scorer.MODEL], project, location)}
     if spec.get(Scorer.SAMPLING_COUNT) is not None:
         config["samplingCount"] = int(spec[Scorer.SAMPLING_COUNT])
+    generation = spec.get(Scorer.GENERATION_CONFIG)
+    if isinstance(generation, dict) and generation:
+        config["generationConfig"] = {
+            str(f.api): generation[f.name] for f in JUDGE_GENERATION if generation.get(f.name) is not None
+        }
+    if spec.get(Scorer.FLIP_ENABLED) is not None:
+        config["flipEnabled"] = bool(spec[Scorer.FLIP_ENABLED])
     body: dict[str, Any] = {"autoraterConfig": config, "autoraterPrompt": spec[Scorer.PROMPT]}
     parse = _parse_config(spec.get(Reward.PARSE))
     if parse:

@@ -456,8 +456,8 @@ def _budget(n: dict[str, Any], est: Estimate | None) -> list[Failure]:
 
 
 def warnings(n: dict[str, Any]) -> list[str]:
-    """The rules that only warn: a low token cap with HIGH thinking, a thinking level the guide does
-    not list, and no validation set."""
+    """The rules that only warn: a low token cap with HIGH thinking, a base model or a thinking level
+    Google's RLFT pages do not list, a judge read whole, and no validation set."""
     out: list[str] = []
     hp = n.get(Input.HYPER_PARAMETERS)
     if isinstance(hp, dict):
@@ -468,6 +468,16 @@ def warnings(n: dict[str, Any]) -> list[str]:
                 "HIGH thinking: the cap includes thinking tokens and can truncate answers; a lower cap "
                 "saves nothing, since generations are billed by their real length"
             )
+    base = n.get(Input.BASE_MODEL)
+    if (
+        isinstance(base, str)
+        and not wire.is_unknown(base)
+        and base.rsplit("/", 1)[-1] not in limits.RLFT_BASE_MODELS
+    ):
+        out.append(
+            f"base_model {base} is not among the base models Google's RLFT pages name "
+            f"({', '.join(limits.RLFT_BASE_MODELS)}): Vertex may refuse it when the job is created"
+        )
     rewards = n.get(Input.REWARDS)
     for i, reward in enumerate(rewards if isinstance(rewards, list) else []):
         judge = reward.get(Reward.AUTORATER) if isinstance(reward, dict) else None

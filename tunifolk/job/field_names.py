@@ -92,6 +92,18 @@ class Scorer:
     PYTHON: Final = "python"
     CORRECT_REWARD: Final = "correct_reward"
     WRONG_REWARD: Final = "wrong_reward"
+    GENERATION_CONFIG: Final = "generation_config"
+    FLIP_ENABLED: Final = "flip_enabled"
+
+
+class Generation:
+    """A judge's `generation_config` (Google's GenerationConfig, the settings a judge needs)."""
+
+    TEMPERATURE: Final = "temperature"
+    TOP_P: Final = "top_p"
+    TOP_K: Final = "top_k"
+    SEED: Final = "seed"
+    MAX_OUTPUT_TOKENS: Final = "max_output_tokens"
 
 
 class Example:

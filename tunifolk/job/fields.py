@@ -23,7 +23,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from tunifolk.job import limits
-from tunifolk.job.field_names import Example, Hyper, Input, Output, Parse, PreTuned, Reward, Scorer, Stack
+from tunifolk.job.field_names import (
+    Example,
+    Generation,
+    Hyper,
+    Input,
+    Output,
+    Parse,
+    PreTuned,
+    Reward,
+    Scorer,
+    Stack,
+)
 
 NAMESPACE = "tunifolk"
 SPEC_LABEL = "tunifolk-spec"
@@ -130,6 +141,15 @@ MATCH_REWARDS = tuple(
     )
 )
 
+JUDGE_GENERATION = (
+    Field(Generation.TEMPERATURE, Kind.FLOAT, "sampling temperature", low=0, high=2),
+    Field(Generation.TOP_P, Kind.FLOAT, "nucleus sampling mass", low=0, high=1),
+    Field(Generation.TOP_K, Kind.INT, "top-k sampling", low=1),
+    Field(Generation.SEED, Kind.INT, "a fixed seed"),
+    Field(Generation.MAX_OUTPUT_TOKENS, Kind.INT, "the judge's token cap, thinking included", low=1),
+)
+"""The GenerationConfig fields a judge takes here (the discovery document's GenerationConfig)."""
+
 HYPER_PARAMETERS = (
     Field(Hyper.BATCH_SIZE, Kind.INT, "prompts per step", low=1),
     Field(Hyper.SAMPLES_PER_PROMPT, Kind.INT, "responses sampled per prompt", low=1),
@@ -223,6 +243,13 @@ SCORERS = (
                 default="conversion",
             ),
             Field(Reward.PARSE, Kind.OBJECT, "how to parse the judge's answer", children=PARSE),
+            Field(
+                Scorer.GENERATION_CONFIG,
+                Kind.OBJECT,
+                "the judge's sampling: a noisy judge is hard to learn from (a low temperature, a seed)",
+                children=JUDGE_GENERATION,
+            ),
+            Field(Scorer.FLIP_ENABLED, Kind.BOOL, "flip candidate and baseline (pairwise judges only)"),
         ),
     ),
     Field(

@@ -45,6 +45,10 @@ DEFAULT_SAMPLING_COUNT = 4
 DEFAULT_EPOCH_TARGET_STEPS = 110
 DEFAULT_EPOCH_CAP = 10
 
+#: Base models Google's RLFT pages name (the quick start tunes gemini-3.5-flash); whether others tune
+#: is UNCONFIRMED, so another base model warns at preview rather than fails.
+RLFT_BASE_MODELS = ("gemini-3.5-flash",)
+
 #: thinkingLevel values the RLFT hyperparameters guide lists; the API's enum also has LOW and MEDIUM
 #: (the discovery document). The seed ran HIGH; any other value warns at preview.
 GUIDE_THINKING_LEVELS = ("MINIMAL", "HIGH")
