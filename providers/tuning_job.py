@@ -124,7 +124,7 @@ class RlftTuningJobProvider(ResourceProvider):
     def create(self, props: dict[str, Any]) -> CreateResult:
         inputs = normalize(_inputs(props))
         with _client() as client:
-            judges = ops.judge_problems(client, inputs)
+            judges = ops.while_enabling(client, lambda: ops.judge_problems(client, inputs))
             if judges:
                 raise TunifolkError("\n".join(judges))
             validation = ops.validate_until_granted(

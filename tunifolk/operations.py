@@ -52,6 +52,32 @@ def judge_problems(client: VertexClient, inputs: dict[str, Any]) -> list[str]:
     return problems
 
 
+ENABLE_PROPAGATION_S = 300.0
+"""How long create keeps calling an API that still answers SERVICE_DISABLED: the stack enables its APIs
+moments before, and Google's errors for a disabled API say "If you enabled this API recently, wait a few
+minutes for the action to propagate to our systems and retry" (docs/google-contract.md, row SU-04)."""
+
+
+def while_enabling(client: VertexClient, call: Callable[[], Any], interval: float = 15.0) -> Any:
+    """`call()`, retried while Google answers SERVICE_DISABLED, for ENABLE_PROPAGATION_S at the client's
+    time scale; then the one-line error that names `gcloud services enable`. Only the provider waits
+    so: it runs right after the stack enabled the API; the CLI answers at once."""
+    deadline = time.monotonic() + ENABLE_PROPAGATION_S * client.time_scale
+    while True:
+        try:
+            return call()
+        except VertexError as exc:
+            if not exc.service_disabled or time.monotonic() >= deadline:
+                raise
+            service = exc.metadata.get("service") or "the API"
+            say(
+                f"{service} still answers SERVICE_DISABLED (an API just enabled takes minutes to reach "
+                f"every server); retrying in {interval * client.time_scale:.1f}s, for "
+                f"{deadline - time.monotonic():.0f}s more"
+            )
+            time.sleep(interval * client.time_scale)
+
+
 def validate_once(
     client: VertexClient, inputs: dict[str, Any]
 ) -> tuple[dict[str, Any], list[verdict.Problem]]:

@@ -110,7 +110,7 @@ def _entry_problems(name: str, entry: Any, cloud_run: bool = False) -> list[Prob
 
 
 GRANT_HINT = (
-    "Google's first cause is a run.invoker grant to the tuning agent that is missing or still "
+    "Google's first cause is a roles/run.invoker grant to the tuning agent that is missing or still "
     "propagating; `tunifolk doctor` checks it"
 )
 

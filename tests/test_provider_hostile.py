@@ -1,0 +1,52 @@
+"""The provider against the emulator playing a hostile reading of what Google documents: an API the
+stack has just enabled still answers SERVICE_DISABLED for a while ("If you enabled this API recently,
+wait a few minutes for the action to propagate", Google's own error text; docs/google-contract.md,
+SU-04). Create waits it out, bounded, and then names the fix on one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jobs import FAST, PROJECT, checked, fast_emulator, inputs, jobs_in
+from providers.tuning_job import RlftTuningJobProvider
+from tunifolk import operations as ops
+from tunifolk.errors import VertexError
+from tunifolk.invoker import TIME_SCALE_ENV
+from tunifolk.project_state import ProjectState
+from tunifolk.vertex import ENDPOINT_ENV
+
+pytestmark = pytest.mark.slow  # an emulator and a scorer
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> ProjectState:
+    state = ProjectState(tmp_path / "standin")
+    state.make_fresh(enable_seconds=2.0)
+    return state
+
+
+def test_create_waits_for_an_api_that_is_still_being_enabled(
+    fresh: ProjectState, gcs: Path, scorer_uri: str, monkeypatch, capfd
+) -> None:
+    fresh.enable(PROJECT, "aiplatform.googleapis.com")  # applies in 2 s, as the stack's enable has just run
+    monkeypatch.setenv(TIME_SCALE_ENV, "0.02")  # the 15 s retry interval becomes 0.3 s
+    with fast_emulator(gcs, "--project-dir", str(fresh.root)) as emu:
+        monkeypatch.setenv(ENDPOINT_ENV, emu)
+        made = RlftTuningJobProvider(**FAST).create(checked(inputs(scorer_uri)))
+        assert made.id and [j["name"] for j in jobs_in(emu)] == [made.id]
+    assert "still answers SERVICE_DISABLED" in capfd.readouterr().err
+
+
+def test_an_api_never_enabled_stops_create_on_one_line_naming_the_command(
+    fresh: ProjectState, gcs: Path, scorer_uri: str, monkeypatch
+) -> None:
+    monkeypatch.setenv(TIME_SCALE_ENV, "0.02")
+    monkeypatch.setattr(ops, "ENABLE_PROPAGATION_S", 30.0)  # 0.6 s at this scale
+    with fast_emulator(gcs, "--project-dir", str(fresh.root)) as emu:
+        monkeypatch.setenv(ENDPOINT_ENV, emu)
+        with pytest.raises(VertexError) as refused:
+            RlftTuningJobProvider(**FAST).create(checked(inputs(scorer_uri)))
+    assert refused.value.service_disabled and "\n" not in str(refused.value)
+    assert "gcloud services enable aiplatform.googleapis.com" in str(refused.value)
