@@ -52,6 +52,14 @@ def structure_reward(text: str) -> float:
     return 2.0 * hits / total - 1.0 if total else -1.0
 
 
+class Backlogged(http.server.ThreadingHTTPServer):
+    """A threading server that queues as many connections as a training step opens at once: whole GRPO
+    groups (16 responses and more) are scored together, past socketserver's default backlog of 5."""
+
+    daemon_threads = True
+    request_queue_size = 512
+
+
 class RewardServer:
     """`/ok` scores the poem, `/zero` answers 0.0, `/fail` answers 500, `/invalid` a 200 without reward."""
 
@@ -88,8 +96,7 @@ class RewardServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server = Backlogged(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 

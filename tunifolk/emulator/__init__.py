@@ -2,7 +2,8 @@
 
 How it is run: `python -m tunifolk.emulator --port 0 --step-seconds 0.01 --gcs-dir DIR` (from a
 checkout, the top-level shim `emulator/__main__.py` keeps `python -m emulator` working). The first
-stdout line is `listening on http://127.0.0.1:PORT`; `--help` lists every scenario and fault option.
+stdout line is `listening on http://127.0.0.1:PORT`; `--help` lists every scenario, hostile reading
+(`--hostile` turns them all on) and fault option.
 
 What it imports from the project: `tunifolk.job.shapes` (the request shapes its checks hold bodies
 to, and the output-only fields a job's echo drops) and `tunifolk.job.limits` (the service limits
@@ -27,7 +28,8 @@ Modules:
 - `jobs`: the job record and store; `lifecycle`: each job's run; `rewards`: Cloud Run calls
   (retried, then NaN), autorater, string match, code execution; `metrics`: the series of
   docs/vertex.md, "Metrics"; `serving`: models, endpoints, LROs; `faults`: seeded fault injection;
-  `protojson`: ProtoJSON writing rules.
+  `protojson`: ProtoJSON writing rules; `hostile`: the hostile readings (`--hostile`), each where
+  Google's pages are silent or disagree, with the page it rests on.
 - `policy`: the simulated poet and the stand-in judge; `words_table`: its forms and word lists
   (data).
 """

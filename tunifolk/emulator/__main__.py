@@ -22,6 +22,7 @@ from tunifolk.invoker import TIME_SCALE_ENV, time_scale
 
 from .app import Emulator
 from .faults import FaultConfig
+from .hostile import READINGS, Hostile
 from .jobs import JobSettings
 from .limits import TUNING_LOCATIONS
 from .rewards import RewardSettings
@@ -113,7 +114,13 @@ def parser() -> argparse.ArgumentParser:
         "(off: no progress field, as the seed saw)",
     )
     s.add_argument(
-        "--samples-per-step", type=int, default=4, help="responses sampled and scored per step (and per eval)"
+        "--samples-per-step",
+        type=int,
+        default=4,
+        help="a training step scores whole GRPO groups (samplesPerPrompt responses of one prompt each) for "
+        "max(1, N // samplesPerPrompt) prompts of its batch, at most batchSize: fewer prompts than Google, "
+        "never smaller groups (samplesPerPrompt 16 and the default: one prompt, 16 responses a step); an "
+        "evaluation scores N prompts, one response each",
     )
     s.add_argument(
         "--judge-models",
@@ -168,6 +175,29 @@ def parser() -> argparse.ArgumentParser:
         type=float,
         default=0.05,
         help="how long undeploy and delete operations run before they are done",
+    )
+
+    h = p.add_argument_group(
+        "hostile readings (off by default): where Google's pages are silent or disagree, play the worst "
+        "reading so the client meets it here (tunifolk/emulator/hostile.py cites each page)"
+    )
+    h.add_argument(
+        "--hostile",
+        action="store_true",
+        help="every hostile reading at once (for the local stack: tunifolk local start "
+        "--emulator-arg=--hostile): reward metadata `tuningJobId` as a JSON number instead of "
+        "`tuning_job_id` (reward-functions guide vs REST reference); a reward the tuning agent may not "
+        "invoke (403) validates to a bare NaN with no errorStatus (troubleshooting: NaN rewards, no "
+        "code); tunedModel.model without @N though the job made a version (quick start's example "
+        "response); a single-reward job has no per-reward series (metrics page)",
+    )
+    h.add_argument(
+        "--hostile-reading",
+        action="append",
+        choices=sorted(READINGS),
+        default=None,
+        metavar="NAME",
+        help=f"one hostile reading (repeatable): {', '.join(sorted(READINGS))}",
     )
 
     f = p.add_argument_group(
@@ -260,6 +290,7 @@ def options(args: argparse.Namespace) -> Options:
             code_timeout_s=args.code_timeout,
         ),
         state_file=args.state_file,
+        hostile=Hostile.every() if args.hostile else Hostile.of(args.hostile_reading or ()),
     )
 
 

@@ -43,7 +43,7 @@ class RewardValidation:
         except checks.BodyError as e:
             raise ApiError(400, str(e)) from None
         code_execution.refuse_unless_allowed(rewards, self.state.options.rewards.allow_code_execution)
-        metadata = {"step": 0, "tuning_job_id": "0"}
+        metadata = self.state.options.hostile.reward_metadata(0, "0")  # no job yet: step 0, job "0"
         # The request names no service account: the project's tuning agent calls (tunifolk.invoker).
         caller = caller_of(p)
         outs = await asyncio.gather(

@@ -12,11 +12,14 @@ from __future__ import annotations
 import secrets
 from collections.abc import Container
 
-LOW, SPAN = 10**18, 9 * 10**18
+#: 19 digits, and an int64 (the reward request's job id is an int64 in the REST reference, which
+#: ProtoJSON writes as a string): at most 2**63 - 1, so a job id sent as a JSON number (hostile reading
+#: `tuning-job-id`) is one an int64 reader can hold, though a double cannot.
+LOW, SPAN = 10**18, 2**63 - 10**18
 
 
 def random_id(taken: Container[str] = ()) -> str:
-    """A fresh 19-digit id not in `taken`."""
+    """A fresh 19-digit id (an int64) not in `taken`."""
     while True:
         new = str(LOW + secrets.randbelow(SPAN))
         if new not in taken:

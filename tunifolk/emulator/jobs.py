@@ -37,6 +37,8 @@ class JobSettings:
 
     step_seconds: float = 1.0
     gcs_dir: Path = Path("build/gcs")
+    #: Training: whole GRPO groups of `samplesPerPrompt` responses, for max(1, this // samplesPerPrompt)
+    #: prompts of the step's batch (at most `batchSize`); evaluation: this many prompts, one response each.
     samples_per_step: int = 4
     scenario: str = "honest"
     reward_fail_rate: float = 0.0
@@ -70,6 +72,8 @@ class Job:
     example_count: int = 0
     checkpoints: list[dict[str, Any]] = field(default_factory=list)
     model: str | None = None
+    #: Answer `tunedModel.model` without its `@N` (hostile reading `unversioned-model`, hostile.py).
+    unversioned_model: bool = False
     endpoint: str | None = None
     experiment: str | None = None
     cancel_requested: bool = False
@@ -116,7 +120,7 @@ class Job:
             }
         tuned: dict[str, Any] = {}
         if self.model:
-            tuned["model"] = self.model
+            tuned["model"] = self.model.partition("@")[0] if self.unversioned_model else self.model
         if self.endpoint:
             tuned["endpoint"] = self.endpoint
         if self.checkpoints:

@@ -1,12 +1,17 @@
 """The lifecycle of one tuning job: the asyncio task the job store starts for each job.
 
 PENDING → RUNNING → SUCCEEDED | FAILED | CANCELLED, one training step every `step_seconds`.
-Each step samples a few responses from the simulated policy, scores them through the real reward
-calls, writes the step's metrics, and every `checkpointInterval` steps adds a checkpoint with its
-own endpoint. The job fails, as the real one does, when its dataset is missing, when more than
-`error_threshold` (`limits.ERRORED_REWARD_LIMIT`) of one reward's invocations errored, or
-(scenario) at a chosen step. Cancel is best-effort. The job and its store are `jobs`; the numbers
-are `limits`.
+Each training step takes the next `batchSize` prompts of the epoch and scores whole GRPO groups:
+every prompt it samples gets all of its `samplesPerPrompt` responses (the hyperparameters page:
+`batchSize` is the prompts per batch, `samplesPerPrompt` the responses generated for each prompt
+during each training step). To keep local runs fast it samples fewer prompts than `batchSize`,
+never fewer responses per prompt: max(1, `samples_per_step` // samplesPerPrompt) of them. Each
+response is scored through the real reward calls; the step writes its metrics, and every
+`checkpointInterval` steps adds a checkpoint with its own endpoint
+(https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/tuning/reinforcement-tuning/reinforcement-tuning-job/hyperparameters).
+The job fails, as the real one does, when its dataset is missing, when more than `error_threshold`
+(`limits.ERRORED_REWARD_LIMIT`) of one reward's invocations errored, or (scenario) at a chosen step.
+Cancel is best-effort. The job and its store are `jobs`; the numbers are `limits`.
 """
 
 from __future__ import annotations
@@ -23,10 +28,12 @@ import orjson
 from tunifolk.local_gcs import object_file, split_uri
 
 from . import policy, protojson
+from .hostile import Hostile
 from .jobs import Job, JobSettings
 from .limits import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_RUN_STEPS,
+    DEFAULT_SAMPLES_PER_PROMPT,
     MAX_DEFAULT_EPOCHS,
     MAX_TOTAL_STEPS,
     MAX_TRAINING_EXAMPLES,
@@ -75,12 +82,18 @@ class Lifecycle:
     """Runs jobs: reads their datasets, steps them, scores samples, writes metrics and checkpoints."""
 
     def __init__(
-        self, settings: JobSettings, caller: RewardCaller, metrics: MetricsStore, serving: Serving
+        self,
+        settings: JobSettings,
+        caller: RewardCaller,
+        metrics: MetricsStore,
+        serving: Serving,
+        hostile: Hostile | None = None,
     ) -> None:
         self.settings = settings
         self.caller = caller
         self.metrics = metrics
         self.serving = serving
+        self.hostile = hostile or Hostile()
 
     async def run(self, job: Job) -> None:
         """The job's whole run; any unexpected error fails the job (the server stays up)."""
@@ -142,9 +155,13 @@ class Lifecycle:
         eval_every = hp.get("evaluateInterval") or job.steps_per_epoch
         ckpt_every = hp.get("checkpointInterval") or job.steps_per_epoch
         reward_kinds = [(c.get("rewardName", ""), kind_of(c)) for c, _ in job.rewards]
+        # Hostile reading `single-reward-series` (hostile.py): a single-reward job writes the job-wide
+        # series only; the metrics page does not say it gets per-reward ones too
+        # (https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/tuning/reinforcement-tuning/reinforcement-tuning-job/job-status-metrics-monitoring).
+        per_reward = not (self.hostile.no_single_reward_series and "singleRewardConfig" in spec)
         if not job.series:  # else a job restored from disk (persist.py): it carries on after its last step
             job.experiment, job.series = self.metrics.create_job_metrics(
-                job.project, job.location, job.id, reward_kinds
+                job.project, job.location, job.id, reward_kinds, per_reward
             )
             job.started = time.time()
         job.state = "JOB_STATE_RUNNING" if not job.cancel_requested else job.state
@@ -221,6 +238,10 @@ class Lifecycle:
             job.model = (self.serving.new_version(parent) if parent else None) or self.serving.create_model(
                 job.project, job.location, display, labels
             )
+            # Hostile reading `unversioned-model` (hostile.py): the name comes back without `@N`, as in
+            # the quick start's example response, though the version exists on the model
+            # (https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/tuning/reinforcement-tuning/quick-start).
+            job.unversioned_model = self.hostile.unversioned_model
         cid = str(len(job.checkpoints) + 1)
         endpoint = self.serving.create_endpoint(
             job.project,
@@ -268,15 +289,23 @@ class Lifecycle:
         examples: list[dict[str, Any]],
         thinking: str,
     ) -> list[list[Outcome]]:
-        """Sample and score one batch; write the phase's metrics for `step`."""
+        """Sample and score one batch (training: whole GRPO groups, `prompts_of`); write the phase's
+        metrics for `step`."""
         s = self.settings
         rng = random.Random(f"{job.seed or job.id}:{phase}:{step}")
         fail_rng = random.Random(f"{job.seed or job.id}:{phase}:{step}:fail")
-        samples = []
-        for _ in range(s.samples_per_step):
-            ex = rng.choice(examples)
-            samples.append((ex, policy.generate(rng, progress, s.scenario, ex.get("references"), thinking)))
-        metadata = {"step": step, "tuning_job_id": job.id}
+        if phase == "train":
+            prompts, group = self.prompts_of(job, step, examples, rng)
+        else:  # evaluation: one response per validation prompt
+            prompts, group = [rng.choice(examples) for _ in range(s.samples_per_step)], 1
+        samples = [
+            (ex, policy.generate(rng, progress, s.scenario, ex.get("references"), thinking))
+            for ex in prompts
+            for _ in range(group)
+        ]
+        # Hostile reading `tuning-job-id` (hostile.py): `tuningJobId`, a JSON number, as the
+        # reward-functions guide spells it, instead of the REST reference's `tuning_job_id`.
+        metadata = self.hostile.reward_metadata(step, job.id)
         caller = caller_of(job.project, job.body.get("serviceAccount"))
         coros = [
             self.caller.score(
@@ -290,6 +319,23 @@ class Lifecycle:
         per_reward = [list(flat[i * n : (i + 1) * n]) for i in range(len(job.rewards))]
         self._write_metrics(job, phase, step, progress, samples, per_reward, rng)
         return per_reward
+
+    def prompts_of(
+        self, job: Job, step: int, train: list[dict[str, Any]], rng: random.Random
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The prompts training step `step` samples, and the responses each gets (`samplesPerPrompt`).
+
+        The step's batch is the epoch's next `batchSize` prompts (the dataset in order); of it, the
+        step samples max(1, `samples_per_step` // samplesPerPrompt) distinct prompts (all of the batch
+        at most), each with its whole group: fewer prompts than Google's, never smaller groups.
+        """
+        hp = (job.body.get("reinforcementTuningSpec") or {}).get("hyperParameters") or {}
+        group = max(1, int(hp.get("samplesPerPrompt") or DEFAULT_SAMPLES_PER_PROMPT))
+        batch = max(1, int(hp.get("batchSize") or DEFAULT_BATCH_SIZE))
+        start = ((step - 1) % max(1, job.steps_per_epoch)) * batch
+        pool = train[start : start + batch] or train
+        count = min(len(pool), max(1, self.settings.samples_per_step // group))
+        return rng.sample(pool, count), group
 
     def _write_metrics(
         self,

@@ -4,7 +4,8 @@ The service exposes no progress on the job itself; the curves live in a Vertex T
 job's `experiment` context points to (`metadata.backing_tensorboard_resource`). Series ids are
 opaque numbers; the metric name is the series' `displayName`. Series names follow docs/vertex.md, "Metrics":
 15 job-wide series, 12 per reward, and for a code-execution reward two more
-(`<reward>/train_executing_code_failure_ratio`, `<reward>/eval_executing_code_failure_ratio`).
+(`<reward>/train_executing_code_failure_ratio`, `<reward>/eval_executing_code_failure_ratio`); under
+the hostile reading `single-reward-series` (hostile.py), a single-reward job has the job-wide ones only.
 """
 
 from __future__ import annotations
@@ -52,10 +53,11 @@ REWARD_SERIES = (
 CODE_SERIES = ("train_executing_code_failure_ratio", "eval_executing_code_failure_ratio")
 
 
-def series_names(rewards: list[tuple[str, str]]) -> list[str]:
-    """Display names for a job with the given (reward name, reward kind) list."""
+def series_names(rewards: list[tuple[str, str]], per_reward: bool = True) -> list[str]:
+    """Display names for a job with the given (reward name, reward kind) list; without `per_reward`,
+    the job-wide series only (hostile reading `single-reward-series`, hostile.py)."""
     names = list(JOB_SERIES)
-    for name, kind in rewards:
+    for name, kind in rewards if per_reward else []:
         names += [f"{name}/{s}" for s in REWARD_SERIES]
         if kind == "code_execution":
             names += [f"{name}/{s}" for s in CODE_SERIES]
@@ -136,7 +138,12 @@ class MetricsStore:
         return name
 
     def create_job_metrics(
-        self, project_number: str, location: str, job_id: str, rewards: list[tuple[str, str]]
+        self,
+        project_number: str,
+        location: str,
+        job_id: str,
+        rewards: list[tuple[str, str]],
+        per_reward: bool = True,
     ) -> tuple[str, dict[str, Series]]:
         """Create the context, experiment, run and all series of a job; return (context name, series)."""
         now = time.time()
@@ -169,7 +176,7 @@ class MetricsStore:
         }
         by_display: dict[str, Series] = {}
         names: list[str] = []
-        for display in series_names(rewards):
+        for display in series_names(rewards, per_reward):
             ts_id = self._id()
             s = Series(name=f"{run}/timeSeries/{ts_id}", ts_id=ts_id, display_name=display, created=now)
             self.series[s.name] = s

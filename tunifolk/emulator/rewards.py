@@ -8,7 +8,8 @@ follow the service as documented and as the seed observed:
   transport error or non-200 (a 403 while a grant propagates) is retried after 2, 4, 8, 16, 32 s
   (times the local `time_scale`), then the reward is NaN (an RPC error whose code is the service's
   last HTTP status as google/rpc/code.proto maps it: 403 PERMISSION_DENIED, 401 UNAUTHENTICATED;
-  UNCONFIRMED that Vertex's code says which). A 200 without a numeric `reward` is an invalid response:
+  UNCONFIRMED that Vertex's code says which; under the hostile reading `invoker-nan`, a 403 is a bare
+  NaN with no code at all, hostile.py). A 200 without a numeric `reward` is an invalid response:
   NaN, not retried.
 - Autorater: `autoraterConfig.autoraterModel` missing → "Missing autorater model in the
   autorater_config" and NaN; a bare model name → an internal error for that reward; a judge that
@@ -37,6 +38,7 @@ from tunifolk.invoker import LOCAL_TIME_SCALE, REWARD_BACKOFF_S, fake_id_token, 
 from tunifolk.job.names import local_project_number
 
 from . import code_execution, policy, protojson
+from .hostile import Hostile
 from .limits import DEFAULT_SAMPLING_COUNT, SAMPLING_COUNT_RANGE
 
 BACKOFF_S = REWARD_BACKOFF_S
@@ -133,10 +135,12 @@ class RewardCaller:
         client: httpx.AsyncClient,
         settings: RewardSettings,
         record: Callable[[dict[str, Any]], None],
+        hostile: Hostile | None = None,
     ) -> None:
         self.client = client
         self.settings = settings
         self.record = record
+        self.hostile = hostile or Hostile()
 
     async def score(
         self,
@@ -232,6 +236,13 @@ class RewardCaller:
                 )
             aux = data.get("user_requested_aux_info")
             return Outcome(reward, aux=aux if isinstance(aux, str) else None)
+        if last == "HTTP 403" and self.hostile.invoker_nan:
+            # Hostile reading (hostile.py, `invoker-nan`): Google's troubleshooting note for a Cloud Run
+            # reward without run.invoker names only the symptom, NaN rewards, and no status code
+            # (https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/tuning/reinforcement-tuning/reinforcement-tuning-job/reward-functions);
+            # so: a bare NaN, no errorStatus for a client to read PERMISSION_DENIED from. Still an
+            # errored rollout (an RPC error) during a job.
+            return Outcome(math.nan, rpc_error=True)
         if last == "HTTP 403":  # Cloud Run's answer to a caller without run.invoker (or not yet)
             return Outcome(
                 math.nan,

@@ -17,6 +17,7 @@ import httpx
 
 from . import persist
 from .faults import FaultConfig, Faults
+from .hostile import Hostile
 from .jobs import JobSettings, JobStore
 from .lifecycle import Lifecycle
 from .metrics import MetricsStore
@@ -37,6 +38,8 @@ class Options:
     rewards: RewardSettings = field(default_factory=RewardSettings)
     serving: ServingSettings = field(default_factory=ServingSettings)
     state_file: Path | None = None  # where the state is kept across restarts (persist.py)
+    #: The hostile readings on (`--hostile`: `Hostile.every()`; hostile.py names each one's Google page).
+    hostile: Hostile = field(default_factory=Hostile)
 
 
 class State:
@@ -77,8 +80,9 @@ class State:
     async def start(self) -> None:
         limits = httpx.Limits(max_connections=200, max_keepalive_connections=100)
         self._client = httpx.AsyncClient(limits=limits)
-        self._caller = RewardCaller(self._client, self.options.rewards, self._record_reward_call)
-        lifecycle = Lifecycle(self.options.jobs, self._caller, self.metrics, self.serving)
+        hostile = self.options.hostile
+        self._caller = RewardCaller(self._client, self.options.rewards, self._record_reward_call, hostile)
+        lifecycle = Lifecycle(self.options.jobs, self._caller, self.metrics, self.serving, hostile)
         self._store = JobStore(lifecycle.run, self.options.faults.seed)
         path = self.options.state_file
         data = persist.load(path) if path else None
