@@ -13,7 +13,8 @@ from seed_inputs import PROMPT, base_inputs
 from tunifolk import operations as ops
 from tunifolk.errors import TunifolkError
 from tunifolk.job import bodies, verdict
-from tunifolk.job.checks import answer_tag, check_inputs
+from tunifolk.job.checks import check_inputs
+from tunifolk.job.judge import answer_tag
 from tunifolk.paths import ROOT
 
 RECORD_ARGS = ({"form": "malzuma"}, {"form": "malzuma"}, "poem", 0.5, {}, "ok")

@@ -43,6 +43,11 @@ Each reading names the page that is silent or that disagrees:
   this reading is the one the client must survive, not the likelier one.
   https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/tuning/reinforcement-tuning/reinforcement-tuning-job/job-status-metrics-monitoring
   https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/tuning/reinforcement-tuning/quick-start-console
+- `judge-prose`: the stand-in judge always writes a sentence around its answer ("I rate this poem
+  0.42."), even when the prompt asks for a bare number; only a REGEX_EXTRACT parse gets the number
+  out. The reward-functions guide pairs its autorater prompt with a REGEX_EXTRACT parse and says the
+  conversion scorer converts the parsed answer; what a judge writes is up to the model.
+  https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/tuning/reinforcement-tuning/reinforcement-tuning-job/reward-functions
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ READINGS = {
     "invoker-nan": "invoker_nan",
     "unversioned-model": "unversioned_model",
     "single-reward-series": "no_single_reward_series",
+    "judge-prose": "judge_prose",
 }
 
 
@@ -72,6 +78,8 @@ class Hostile:
     unversioned_model: bool = False
     #: A single-reward job writes no per-reward (`R/…`) series.
     no_single_reward_series: bool = False
+    #: The judge writes words around its answer even when the prompt asks for nothing else.
+    judge_prose: bool = False
 
     @classmethod
     def every(cls) -> Hostile:

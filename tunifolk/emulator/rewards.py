@@ -13,7 +13,12 @@ follow the service as documented and as the seed observed:
   NaN, not retried.
 - Autorater: `autoraterConfig.autoraterModel` missing → "Missing autorater model in the
   autorater_config" and NaN; a bare model name → an internal error for that reward; a judge that
-  is not available in its region → NOT_FOUND. The judge itself is `policy.judge_score`, no LLM.
+  is not available in its region → NOT_FOUND. The judge itself is `policy.judge_score`, no LLM: it
+  writes its answer as the prompt asks (`judge_answer`: inside the prompt's tags, with a reason before
+  them), Google's stage 1 parses it (`autoraterResponseParseConfig`, REGEX_EXTRACT keeps the last
+  match), and the conversion scorer reads the parsed text as a float: a prompt that asks for tags
+  without a REGEX_EXTRACT parse errors every call, as on Vertex (the reward-functions guide's example
+  pairs such a prompt with that parse; the error's wording is UNCONFIRMED).
 - Code execution: opt-in (`--allow-code-execution`), each call in a subprocess with a time limit
   (`code_execution`); a snippet that raises or runs out of time is NaN, a code failure.
 - Every reward is clipped to [-1, 1]; the clip is counted for the clipping-ratio metric.
@@ -35,6 +40,7 @@ import httpx
 import orjson
 
 from tunifolk.invoker import LOCAL_TIME_SCALE, REWARD_BACKOFF_S, fake_id_token, tune_agent
+from tunifolk.job.judge import answer_tag
 from tunifolk.job.names import local_project_number
 
 from . import code_execution, policy, protojson
@@ -125,6 +131,15 @@ def substitute(expression: str, example: dict[str, Any]) -> str:
     return re.sub(
         r"\{\{\s*references\.([A-Za-z0-9_]+)\s*\}\}", lambda m: str(refs.get(m.group(1), "")), expression
     )
+
+
+def judge_answer(word: str, tag: str | None, prose: bool) -> str:
+    """What the stand-in judge writes: a reason, then its answer inside the tags the prompt asks for,
+    else the answer alone (or, when `prose`, inside a sentence). A real judge is a model that follows
+    the prompt about as far; Google then parses the answer (autoraterResponseParseConfig)."""
+    if tag:
+        return f"The imagery holds and the theme is kept. <{tag}>{word}</{tag}>"
+    return f"I rate this poem {word}." if prose else word
 
 
 class RewardCaller:
@@ -300,14 +315,33 @@ class RewardCaller:
         text = response_text(parsed)
         low, high = SAMPLING_COUNT_RANGE
         n = max(low, min(high, int(conf.get("samplingCount") or DEFAULT_SAMPLING_COUNT)))
-        score = sum(policy.judge_score(text, salt=i) for i in range(n)) / n
-        if "exactMatchScorer" in scorer:
-            em = scorer["exactMatchScorer"]
-            verdict = "Yes" if score > 0 else "No"
-            ok = verdict == substitute(em.get("expression", ""), example).strip()
-            reward = protojson.parse_float(em.get("correctAnswerReward" if ok else "wrongAnswerReward", 0.0))
-            return Outcome(reward if reward is not None else 0.0)
-        return Outcome(score)
+        tag = answer_tag(scorer.get("autoraterPrompt"))
+        parse = {"parseResponseConfig": scorer.get("autoraterResponseParseConfig") or {}}
+        values = []
+        for i in range(n):  # each sample: the judge writes an answer, Google parses it, then scores it
+            score = policy.judge_score(text, salt=i)
+            word = ("Yes" if score > 0 else "No") if "exactMatchScorer" in scorer else f"{score:.3f}"
+            answer = judge_answer(word, tag, self.hostile.judge_prose)
+            got = response_text(parse_response(parse, {"parts": [{"text": answer}]})).strip()
+            if "exactMatchScorer" in scorer:
+                em = scorer["exactMatchScorer"]
+                ok = got == substitute(em.get("expression", ""), example).strip()
+                reward = protojson.parse_float(
+                    em.get("correctAnswerReward" if ok else "wrongAnswerReward", 0.0)
+                )
+                values.append(reward if reward is not None else 0.0)
+                continue
+            try:
+                values.append(float(got))
+            except ValueError:  # the conversion scorer reads the parsed answer as the reward
+                return Outcome(
+                    math.nan,
+                    error=(
+                        INVALID_ARGUMENT,
+                        f"Failed to convert the parsed autorater response {got[:80]!r} to a float",
+                    ),
+                )
+        return Outcome(sum(values) / len(values))
 
     def _string_match(self, cfg: dict[str, Any], example: dict[str, Any], parsed: dict[str, Any]) -> Outcome:
         sm = cfg["stringMatchRewardScorer"]

@@ -19,6 +19,7 @@ from tunifolk.job import limits, names, shapes, wire
 from tunifolk.job.estimate import Estimate, estimate, total_steps
 from tunifolk.job.field_names import Example, Hyper, Input, Parse, PreTuned, Reward, Scorer
 from tunifolk.job.fields import INPUTS, SCORER_KINDS, SPEC_LABEL, Field, Kind, qualified
+from tunifolk.job.judge import answer_tag
 from tunifolk.job.normalize import normalize
 
 Failure = tuple[str, str]
@@ -311,16 +312,6 @@ def _cloud_run(spec: dict[str, Any], path: str) -> list[Failure]:
             )
         ]
     return []
-
-
-_CLOSING_TAG_RE = re.compile(r"</([A-Za-z][A-Za-z0-9_-]{0,39})>")
-
-
-def answer_tag(prompt: Any) -> str | None:
-    """The tag a judge prompt asks the answer inside (`<answer></answer>` → "answer"), or None."""
-    if not isinstance(prompt, str):
-        return None
-    return next((m.group(1) for m in _CLOSING_TAG_RE.finditer(prompt) if f"<{m.group(1)}>" in prompt), None)
 
 
 def converts_whole_answer(spec: dict[str, Any]) -> bool:
