@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from tunifolk import health
+from tunifolk.job import limits
 from tunifolk.metrics import Metrics, Point, best_checkpoint, completed_steps, parse_series
 
 
@@ -44,10 +47,42 @@ def test_generation_length_near_the_cap_fails_and_collapse_warns() -> None:
 
 
 def test_rpc_errors_against_the_abort_line() -> None:
-    assert health.rpc_errors(make({"structure/train_rpc_error_ratio": ramp(0, 0.9)})).level == health.FAIL
+    assert health.rpc_errors(make({"structure/train_rpc_error_ratio": ramp(0.85, 0.9)})).level == health.FAIL
     assert health.rpc_errors(make({"structure/train_rpc_error_ratio": ramp(0, 0.4)})).level == health.WARN
     verdict = health.rpc_errors(make({"structure/train_rpc_error_ratio": ramp(0, 0.05)}))
-    assert verdict.level == health.OK and verdict.figures == {"structure": 0.05}
+    assert verdict.level == health.OK and verdict.figures == {
+        "structure": 0.05,
+        "structure_run": pytest.approx(0.025),
+    }
+
+
+def steps(*shares: float) -> list[Point]:
+    return [Point(i + 1, v) for i, v in enumerate(shares)]
+
+
+def test_the_abort_line_is_the_emulators_and_one_step_over_it_warns_early() -> None:
+    """A scorer killed at step 42 of 156: every later step errors. The run so far stays under 0.8 for
+    a while (the emulator's rule: the job goes on); status warns from the first step over the line,
+    and fails once the run so far is over it, the step the emulator stops the job."""
+    history = [0.0] * 42 + [1.0] * 114
+    for n in range(43, len(history) + 1):
+        errored = sum(history[:n])
+        verdict = health.rpc_errors(make({"structure/train_rpc_error_ratio": steps(*history[:n])}))
+        stops = limits.over_error_limit(errored, n)
+        assert verdict.level == (health.FAIL if stops else health.WARN), (n, verdict)
+        assert ("UNCONFIRMED" in verdict.message) is not stops
+
+
+def test_an_invalid_answer_counts_as_errored_and_no_series_is_not_ok() -> None:
+    invalid = make(
+        {
+            "structure/train_rpc_error_ratio": steps(0.5, 0.5),
+            "structure/train_invalid_rpc_response_ratio": steps(0.4, 0.4),
+        }
+    )
+    assert health.rpc_errors(invalid).level == health.FAIL  # 0.9 of each step errored
+    unseen = health.rpc_errors(make({"/train_mean_reward": steps(0.1, 0.2)}))
+    assert unseen.level == health.WARN and unseen.message.startswith("cannot see")
 
 
 def test_learnable_prompts_and_clipping() -> None:
@@ -61,7 +96,7 @@ def test_learnable_prompts_and_clipping() -> None:
 def test_unhealthy_means_any_failure() -> None:
     good = health.verdicts(make({"/train_mean_reward": ramp(0, 1)}), 32768)
     assert not health.unhealthy(good)
-    bad = health.verdicts(make({"structure/train_rpc_error_ratio": ramp(0.5, 0.95)}), 32768)
+    bad = health.verdicts(make({"structure/train_rpc_error_ratio": ramp(0.7, 0.95)}), 32768)
     assert health.unhealthy(bad)
 
 

@@ -8,7 +8,8 @@ with the numbers behind it, so an operator can check the call rather than trust 
   reward-hacking signature: the policy found a way to please one scorer at the other's expense;
 * **generation length** — collapsing toward the minimum is length gaming; drifting to the
   `max_output_tokens` cap means generations (thinking included) are about to be truncated;
-* **reward rpc errors** — above 0.8 errored invocations the service aborts the job;
+* **reward rpc errors** — above 0.8 errored invocations the service aborts the job (run so far, or a
+  window: UNCONFIRMED, so one step over the line already warns);
 * **learnable prompts** — the share of samples that carry a learning signal after filtering;
 * **clipping** — rewards hitting the [-1, 1] clip often means the reward's scale is wrong.
 
@@ -20,13 +21,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from tunifolk.job import limits
 from tunifolk.metrics import Metrics, Point
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 DIVERGENCE_DELTA = 0.15  # a reward "moved" when its window mean changed by this much
 LENGTH_COLLAPSE_RATIO = 0.5  # late mean below half the early mean: the policy writes less and less
 LENGTH_CAP_SHARE = 0.9  # late mean above 90 % of max_output_tokens: truncation is near
-RPC_ERROR_ABORT = 0.8  # the service aborts the job above this errored-invocation ratio
+RPC_ERROR_ABORT = limits.ERRORED_REWARD_LIMIT  # the service aborts the job above this errored share
 RPC_ERROR_WARN = 0.2
 LEARNABLE_WARN = 0.25  # fewer learnable prompts than this: most groups carry no signal
 CLIPPING_WARN = 0.2
@@ -104,22 +106,54 @@ def generation_length(metrics: Metrics, max_output_tokens: int | None) -> Verdic
     return Verdict("generation_length", OK, f"{early:.0f} → {late:.0f} tokens", figures)
 
 
+ERRORED_SERIES = ("train_rpc_error_ratio", "train_invalid_rpc_response_ratio")
+"""A reward's errored share of a step: its RPC errors and its invalid answers (a NaN), which the
+service counts alike toward the abort line."""
+
+
+def errored_shares(metrics: Metrics, reward: str) -> list[float]:
+    """One errored share per logged step of `reward` (the sum of ERRORED_SERIES at that step)."""
+    by_step: dict[int, float] = {}
+    for series in ERRORED_SERIES:
+        for p in metrics.values(f"{reward}/{series}"):
+            if math.isfinite(p.value):
+                by_step[p.step] = by_step.get(p.step, 0.0) + p.value
+    return [by_step[step] for step in sorted(by_step)]
+
+
 def rpc_errors(metrics: Metrics) -> Verdict:
-    figures = latest_by_reward(metrics, "train_rpc_error_ratio")
-    worst = max(figures.items(), key=lambda kv: kv[1], default=(None, 0.0))
-    if worst[0] is None:
-        return Verdict("rpc_errors", OK, "no reward rpc series logged", figures)
-    name, ratio = worst
-    if ratio > RPC_ERROR_ABORT:
-        level, note = FAIL, f"above the {RPC_ERROR_ABORT} abort line: the service stops the job"
-    elif ratio > RPC_ERROR_WARN:
-        level, note = (
+    """Against the abort line (`limits.ERRORED_REWARD_LIMIT`, the emulator's rule too): FAIL once the run
+    so far is over it; WARN as soon as one step is, since whether the service counts a window is
+    UNCONFIRMED (better early than late); WARN, too, when no reward logged the series at all, since a
+    job can then abort unseen."""
+    shares = {r: errored_shares(metrics, r) for r in metrics.reward_names()}
+    shares = {r: s for r, s in shares.items() if s}
+    last = {r: s[-1] for r, s in shares.items()}
+    if not shares:
+        return Verdict(
+            "rpc_errors",
             WARN,
-            f"rising toward the {RPC_ERROR_ABORT} abort line: check the scorer's health and IAM",
+            "cannot see: no reward logged its rpc error series (a single-reward job may not); watch "
+            "/train_mean_reward for NaN and the job's error",
         )
+    run = {r: sum(s) / len(s) for r, s in shares.items()}
+    figures = {**last, **{f"{r}_run": v for r, v in run.items()}}
+    line = RPC_ERROR_ABORT
+    name = max(run, key=lambda r: (run[r], last[r]))
+    late = max(last, key=lambda r: last[r])
+    if limits.over_error_limit(run[name], 1.0):
+        level, note = FAIL, f"{run[name]:.2f} of the run so far errored, over the {line} line: the job stops"
+    elif last[late] > line:
+        name, level = late, WARN
+        note = (
+            f"over the {line} line at the last step ({run[late]:.2f} of the run so far): the job stops now "
+            "if the service counts a window (UNCONFIRMED); check the scorer and IAM"
+        )
+    elif max(last[name], run[name]) > RPC_ERROR_WARN:
+        level, note = WARN, f"rising toward the {line} abort line: check the scorer's health and IAM"
     else:
-        level, note = OK, f"well under the {RPC_ERROR_ABORT} abort line"
-    return Verdict("rpc_errors", level, f"{name} reward rpc error ratio {ratio:.2f}, {note}", figures)
+        level, note = OK, f"well under the {line} abort line"
+    return Verdict("rpc_errors", level, f"{name} reward errored share {last[name]:.2f}, {note}", figures)
 
 
 def learnable_prompts(metrics: Metrics) -> Verdict:

@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from tunifolk.job.limits import over_error_limit
 from tunifolk.local_gcs import object_file, split_uri
 
 from . import policy, protojson
@@ -201,7 +202,7 @@ class Lifecycle:
             worst = max(
                 range(len(job.rewards)), key=lambda i: job.reward_errors[i] / max(1, job.reward_calls[i])
             )
-            if job.reward_errors[worst] / max(1, job.reward_calls[worst]) > s.error_threshold:
+            if over_error_limit(job.reward_errors[worst], job.reward_calls[worst], s.error_threshold):
                 name = job.rewards[worst][0].get("rewardName", "")
                 self._finish(
                     job,

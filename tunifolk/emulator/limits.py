@@ -14,6 +14,7 @@ from tunifolk.job.limits import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_SAMPLES_PER_PROMPT,
     DEFAULT_SAMPLING_COUNT,
+    ERRORED_REWARD_LIMIT,
     LEARNING_RATE_RANGE,
     MAX_BATCH_SAMPLES,
     MAX_LABEL_LENGTH,
@@ -76,8 +77,6 @@ PAGE_SIZE = (50, 1000)
 CONCURRENT_TUNING_JOBS = 1
 CONCURRENT_TUNING_JOBS_METRIC = "aiplatform.googleapis.com/global_concurrent_tuning_jobs"
 
-#: A job stops (FAILED) once more than this share of one reward's invocations errored.
-ERRORED_REWARD_LIMIT = 0.8
 
 #: Without a validation set the service splits this share of the training set off, at least
 #: MIN_VALIDATION_SPLIT examples (all of them when the set is smaller).

@@ -45,6 +45,18 @@ DEFAULT_SAMPLING_COUNT = 4
 DEFAULT_EPOCH_TARGET_STEPS = 110
 DEFAULT_EPOCH_CAP = 10
 
+#: The service stops a job once more than this share of one reward's invocations errored (an RPC
+#: error or a NaN: the reward-functions guide, "more than 80%"). Whether the share counts the run so
+#: far or a recent window is UNCONFIRMED: the emulator stops on the run so far (`over_error_limit`);
+#: `status` fails on that and warns as soon as one step's share passes the line (tunifolk/health.py).
+ERRORED_REWARD_LIMIT = 0.8
+
+
+def over_error_limit(errored: float, calls: float, limit: float = ERRORED_REWARD_LIMIT) -> bool:
+    """Whether `errored` of `calls` reward invocations stop the job (`limit`: the emulator's setting)."""
+    return calls > 0 and errored / calls > limit
+
+
 #: Base models Google's RLFT pages name (the quick start tunes gemini-3.5-flash); whether others tune
 #: is UNCONFIRMED, so another base model warns at preview rather than fails.
 RLFT_BASE_MODELS = ("gemini-3.5-flash",)
