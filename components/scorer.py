@@ -5,7 +5,12 @@ The image: unless `tunifolk:scorer.image` names one built elsewhere, the stack b
 this checkout: an Artifact Registry repository (one per stack), and the build resource
 (providers/scorer_image.py: Cloud Build from a source archive in the stack's bucket) whose input is
 the digest of the build context, so only an edit to a file that goes into the image builds again.
-The service runs the build's output, the image by digest. An override is used as given: a digest is
+The build runs as the stack's own build account (`build_account_id`), granted exactly
+roles/storage.objectViewer on the bucket (the source archive), roles/artifactregistry.writer on the
+repository (the push) and roles/logging.logWriter on the project (its logs), and the build waits for
+those grants; Cloud Build's default account (the Compute Engine default service account in projects
+that first build after 2024) gets nothing from the stack (docs/image.md). The service runs the
+build's output, the image by digest. An override is used as given: a digest is
 immutable; a tag is warned about at preview (a re-pushed tag deploys nothing: Cloud Run's revision
 keeps the image it resolved).
 
@@ -38,6 +43,12 @@ def account_id(stack: str) -> str:
     """The scorer's service-account id, one per stack (6–30 chars of [a-z0-9-], starting a letter)."""
     slug = re.sub(r"[^a-z0-9-]+", "-", stack.lower()).strip("-") or "stack"
     return f"tunifolk-scorer-{slug}"[:30].rstrip("-")
+
+
+def build_account_id(stack: str) -> str:
+    """The scorer image build's service-account id, one per stack (6–30 chars of [a-z0-9-])."""
+    slug = re.sub(r"[^a-z0-9-]+", "-", stack.lower()).strip("-") or "stack"
+    return f"tunifolk-build-{slug}"[:30].rstrip("-")
 
 
 def repository_id(stack: str) -> str:
@@ -78,6 +89,7 @@ class RewardScorerArgs:
     storage: pulumi.Resource | None = None  # what the build waits for besides the APIs (the dataset)
     source_dir: Path | None = None  # the checkout whose scorer/ is built (the program's directory)
     repository_id: str = "tunifolk"
+    build_account_id: str | None = None  # the image build's account; None: build_account_id(stack)
     labels: dict[str, str] = field(default_factory=dict)
     job_account: str | None = None  # `tunifolk:serviceAccount`'s IAM member: it may call too (agents.py)
 
@@ -89,6 +101,8 @@ class RewardScorer(pulumi.ComponentResource):
     service: gcp.cloudrunv2.Service
     repository: gcp.artifactregistry.Repository | None  # None with an image override
     build: ScorerImage | None
+    build_account: gcp.serviceaccount.Account | None  # what the build runs as; None with an override
+    build_grants: list[pulumi.Resource]  # its three grants, which the build waits for
     image: pulumi.Output[str]
     invoker: gcp.cloudrunv2.ServiceIamMember
     invokers: list[gcp.cloudrunv2.ServiceIamMember]  # the agent's, and the job's account's if set
@@ -100,6 +114,7 @@ class RewardScorer(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None)
         cfg = args.config
         self.repository, self.build = None, None
+        self.build_account, self.build_grants = None, []
         if cfg.image:
             if warning := mutable_tag_warning(cfg.image):
                 pulumi.warn(warning)
@@ -190,6 +205,7 @@ class RewardScorer(pulumi.ComponentResource):
         path = self.repository.repository_id.apply(
             lambda repo: cloudbuild.registry(args.region, args.project, repo)
         )
+        account = self._build_identity(name, args, self.repository, child)
         self.build = ScorerImage(
             f"{name}-image",
             {
@@ -198,16 +214,67 @@ class RewardScorer(pulumi.ComponentResource):
                 "bucket": args.bucket,
                 "project": args.project,
                 "location": args.region,
+                "service_account": account.email,
             },
             # After the bucket's component is done, grants included: a build takes minutes, and an
             # up that fails on a grant while the build's step is being set up ends in the SDK's
-            # traceback ("context canceled") instead of the grant's one line.
+            # traceback ("context canceled") instead of the grant's one line. And after the build
+            # account's own grants: without them Cloud Build cannot read the archive or push.
             opts=pulumi.ResourceOptions.merge(
-                child, pulumi.ResourceOptions(depends_on=[args.storage] if args.storage else [])
+                child,
+                pulumi.ResourceOptions(
+                    depends_on=[*([args.storage] if args.storage else []), *self.build_grants]
+                ),
             ),
             poll_seconds=_poll_seconds(),
         )
         self.image = self.build.image
+
+    def _build_identity(
+        self,
+        name: str,
+        args: RewardScorerArgs,
+        repository: gcp.artifactregistry.Repository,
+        child: pulumi.ResourceOptions,
+    ) -> gcp.serviceaccount.Account:
+        """The build's own service account and its three grants, each on the one resource it needs
+        (https://cloud.google.com/build/docs/securing-builds/configure-user-specified-service-accounts).
+        Whoever runs `pulumi up` needs iam.serviceAccounts.actAs on this account to start a build
+        as it (roles/iam.serviceAccountUser; docs/image.md)."""
+        account = self.build_account = gcp.serviceaccount.Account(
+            f"{name}-build-sa",
+            project=args.project,
+            account_id=args.build_account_id or build_account_id(pulumi.get_stack()),
+            display_name="tunifolk scorer image build (reads its source, pushes its image, logs)",
+            opts=child,
+        )
+        member = account.email.apply(lambda email: f"serviceAccount:{email}")
+        self.build_grants = [
+            gcp.storage.BucketIAMMember(
+                f"{name}-build-source",
+                bucket=args.bucket,
+                role=cloudbuild.SOURCE_ROLE,
+                member=member,
+                opts=child,
+            ),
+            gcp.artifactregistry.RepositoryIamMember(
+                f"{name}-build-push",
+                project=args.project,
+                location=args.region,
+                repository=repository.repository_id,
+                role=cloudbuild.PUSH_ROLE,
+                member=member,
+                opts=child,
+            ),
+            gcp.projects.IAMMember(
+                f"{name}-build-logs",
+                project=args.project,
+                role=cloudbuild.LOG_ROLE,
+                member=member,
+                opts=child,
+            ),
+        ]
+        return account
 
 
 def _poll_seconds() -> float:

@@ -16,6 +16,13 @@ The tuning job's rules hold here (providers/tuning_job.py):
   build started;
 * expected failures are one line (`TunifolkError`, through the same host shim as the tuning job).
 
+The build runs as `service_account`, the stack's own build account, never as Cloud Build's default
+(since 2024 the Compute Engine default service account in new projects, which the stack grants
+nothing and organisations may leave without roles):
+https://cloud.google.com/build/docs/cloud-build-service-account-updates. The body names it with the
+logging option Google requires then (tunifolk/cloudbuild.py, `LOGGING`); whoever runs `pulumi up`
+needs iam.serviceAccounts.actAs on it (roles/iam.serviceAccountUser), which a refusal names.
+
 Delete only forgets the build: the image lives in the Artifact Registry repository, which goes with
 its own resource. The class path `providers.scorer_image.ScorerImageProvider` is pickled by reference
 and must stay.
@@ -34,12 +41,13 @@ from pulumi.dynamic import CheckResult, CreateResult, DiffResult, ResourceProvid
 import providers.tuning_job  # noqa: F401
 from tunifolk import cloudbuild
 from tunifolk import operations as ops
-from tunifolk.errors import TunifolkError
+from tunifolk.errors import TunifolkError, VertexError
 from tunifolk.vertex import VertexClient
 
-INPUTS = ("context_digest", "repository", "bucket", "project", "location")
+INPUTS = ("context_digest", "repository", "bucket", "project", "location", "service_account")
 """`repository` is the registry path (`REGION-docker.pkg.dev/PROJECT/REPO`); `location` Cloud Build's
-region; the builds run in `project`."""
+region; the builds run in `project`, as `service_account` (the build account's email). A state written
+before `service_account` existed diffs as an update, which adopts the build of the same context."""
 OUTPUTS = ("image", "log_url", "build_id")
 
 
@@ -93,8 +101,17 @@ class ScorerImageProvider(ResourceProvider):
                 )
             name = cloudbuild.source_object(digest)
             builds.upload(props["bucket"], name, cloudbuild.archive(root))
-            body = cloudbuild.build_body(props["bucket"], props["repository"], digest)
-            op = builds.create(project, location, body)
+            account = props["service_account"]
+            body = cloudbuild.build_body(
+                props["bucket"],
+                props["repository"],
+                digest,
+                cloudbuild.service_account_name(project, account),
+            )
+            try:
+                op = builds.create(project, location, body)
+            except VertexError as exc:
+                raise _refused(exc, location, account) from None
             build = (op.get("metadata") or {}).get("build") or {}
             ops.say(f"scorer image: build {build.get('id', '?')} started (log: {build.get('logUrl')})")
             return self._finish(builds, builds.wait(op, self.poll_seconds, self.timeout_seconds, ops.say))
@@ -130,6 +147,23 @@ class ScorerImageProvider(ResourceProvider):
             "log_url": build.get("logUrl") or "",
             "build_id": build["id"],
         }
+
+
+def _refused(exc: VertexError, location: str, account: str) -> TunifolkError:
+    """A refused builds.create in one line, with what may fix it: a reason tunifolk knows (a disabled
+    API) already names its fix; a permission refusal may be the deployer's missing actAs on the build
+    account (https://cloud.google.com/build/docs/cloud-build-service-account-updates: the users who
+    submit a build need iam.serviceAccounts.actAs on its account); any other, the regions some
+    projects are held to."""
+    if exc.known_reason is not None:
+        return exc
+    hint = cloudbuild.region_hint(location)
+    if exc.permission_denied:
+        hint = (
+            f"; the account running pulumi up needs iam.serviceAccounts.actAs on {account} (grant it "
+            f"roles/iam.serviceAccountUser on that service account){hint}"
+        )
+    return TunifolkError(f"{exc}{hint}")
 
 
 def _pushed_to(build: dict[str, Any], repository: str) -> bool:

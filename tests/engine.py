@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -26,6 +27,7 @@ from typing import Any
 import pytest
 import requests
 
+from tunifolk import agents
 from tunifolk.standin.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -223,6 +225,15 @@ class LocalStack:
         return self.pulumi("stack", "output", name).stdout.strip()
 
     # ------------------------------------------------------------------ what the servers hold
+
+    def create_tuning_agent(self, project: str) -> None:
+        """What a user does when `up` says the tuning agent does not exist: the one throwaway tuning
+        job that `agents.bootstrap_command` writes (its dataset does not exist; it fails at once)."""
+        body = re.search(r"-d '(\{.*\})'", agents.bootstrap_command(project))
+        assert body is not None
+        url = f"{self.vertex}/v1beta1/projects/{project}/locations/{agents.BOOTSTRAP_REGION}/tuningJobs"
+        headers = {"content-type": "application/json"}
+        requests.post(url, data=body.group(1), headers=headers, timeout=30).raise_for_status()
 
     def emulator(self, path: str) -> Any:
         resp = requests.get(f"{self.vertex}{path}", timeout=10)

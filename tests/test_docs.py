@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CITED = re.compile(r"docs/([a-z][a-z0-9-]*)\.md")
+CITED = re.compile(r"(?<![/\w.])docs/([a-z][a-z0-9-]*)\.md")  # not a URL's docs/ path
 OUTSIDE = re.compile(r"\.\./shared|contracts\.md|scoring\.md|vertex-rlft-api|reference §")
 
 

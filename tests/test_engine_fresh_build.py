@@ -1,7 +1,8 @@
-"""The first `pulumi up` straight after `local start --fresh-project`, with the default config, on the real
-engine: every API the stack uses is off (Cloud Build's too: its stand-in refuses in Google's words,
-tunifolk/standin/cloudbuild.py) and each enable takes a while to apply, so the up goes through only if
-everything waits for the enables, the scorer image's build among them.
+"""The first `pulumi up` straight after `local start --fresh-project` (and the tuning agent's throwaway
+job), with the default config, on the real engine: every other API the stack uses is off (Cloud Build's
+too: its stand-in refuses in Google's words, tunifolk/standin/cloudbuild.py) and each enable takes a
+while to apply, so the up goes through only if everything waits for the enables, the scorer image's
+build among them.
 
 tests/test_engine_fresh_project.py enables the APIs by hand before its default up; this one does not.
 """
@@ -43,7 +44,12 @@ def test_the_first_up_in_a_fresh_project_builds_after_cloud_build_is_enabled(tmp
     stack.environment()
     try:
         stack.init()
-        assert not ProjectState(stack.standin).enabled(PROJECT, "cloudbuild.googleapis.com")
+        # the tuning agent first (else up stops on its one line, tests/test_engine_fresh_project.py): its
+        # throwaway job needs aiplatform, enabled by hand; every other API stays off
+        project = ProjectState(stack.standin)
+        time.sleep(max(0.0, project.enable(PROJECT, "aiplatform.googleapis.com") - time.time()) + 0.1)
+        stack.create_tuning_agent(PROJECT)
+        assert not project.enabled(PROJECT, "cloudbuild.googleapis.com")
         began = time.monotonic()
         result = stack.pulumi("up", "--yes", "--skip-preview", check=False, timeout=1500)
         print(f"pulumi up straight from --fresh-project: {time.monotonic() - began:.1f} s wall")

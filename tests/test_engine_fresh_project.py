@@ -6,11 +6,11 @@ and enabling one takes a while to apply; no service agent exists (a grant to the
 Google's 400 "Service account … does not exist."). Then, as a user would:
 
 1. with `tunifolk:enableApis: false`, `pulumi up` stops on one line naming the fix, and makes nothing;
-   with the APIs then enabled by hand but no agent asked for, each grant to the tuning agent fails on
-   one line naming the fix;
-2. with the default (`true`), `pulumi up` goes through end to end: the APIs are enabled first, Google
-   is asked for Vertex's agents (`gcp.projects.ServiceIdentity`), then the dataset, the scorer, both
-   grants to the tuning agent and the job, which succeeds; its wall time is printed;
+   with the APIs then enabled by hand but no tuning agent, it stops on one line naming the one fix
+   (a throwaway tuning job), and makes nothing;
+2. with the default (`true`), the APIs are enabled and Google is asked for Vertex's primary agent, and
+   `up` stops on that same line (the tuning agent comes only with a first tuning job); after the
+   throwaway job it names, `pulumi up` goes through end to end; its wall time is printed;
 3. `pulumi destroy` leaves nothing in the stand-in, in gs:// or in the emulator, and the APIs stay on.
 
 Written for the Cloud Run stand-in as it is when this was written: whether it checks the caller against
@@ -36,6 +36,7 @@ pytestmark = pytest.mark.slow
 PROJECT = "tunifolk-local"
 IDENTITY = "gcp:projects/serviceIdentity:ServiceIdentity"
 GRANT = "gcp:cloudrunv2/serviceIamMember:ServiceIamMember"
+JOB = "pulumi-python:dynamic/tunifolk:RlftTuningJob"
 FLAGS = ("--port", "0", "--step-seconds", STEP_SECONDS, "--fresh-project", "--api-enable-seconds", "1")
 
 
@@ -78,8 +79,8 @@ def test_first_up_in_a_fresh_project(fresh: LocalStack) -> None:
     assert "Traceback" not in failed.output, failed.output
     assert stack.standin_records() == [] and enabled(stack) == []
 
-    # 1b. APIs enabled by hand (as `gcloud services enable` would) but no agent asked for: each grant to
-    # the tuning agent fails on one line naming the fix; the rest is made.
+    # 1b. APIs enabled by hand (as `gcloud services enable` would) but no tuning agent yet: one line
+    # naming the one fix, before any resource is made (never half-made).
     hand = ProjectState(stack.standin)
     for service in SERVICES:
         hand.enable(PROJECT, service)
@@ -89,18 +90,29 @@ def test_first_up_in_a_fresh_project(fresh: LocalStack) -> None:
     missing = {
         line.split("error: ", 1)[-1] for line in agentless.output.splitlines() if "does not exist" in line
     }
-    assert missing and all(f"Service account {agent} does not exist." in m for m in missing), agentless.output
-    assert all("gcp.projects.ServiceIdentity" in m for m in missing), missing
+    assert len(missing) == 1, agentless.output
+    (line,) = missing
+    assert f"Service account {agent} does not exist." in line and "throwaway tuning job" in line, line
     assert "Traceback" not in agentless.output, agentless.output
+    assert stack.standin_records() == [], stack.standin_records()
 
-    # 2. The default: the first up enables, creates the agents, and goes through end to end.
+    # 2a. The default: the APIs are on and Google is asked for Vertex's primary agent, which is not the
+    # tuning agent (that one comes with the project's first tuning job): up stops on the same one line.
+    again = stack.pulumi("up", "--yes", "--skip-preview", check=False)
+    assert again.code != 0 and "throwaway tuning job" in again.output, again.output
+    assert not {r["type"] for r in stack.resources()} & {GRANT, JOB}, stack.resources()
+
+    # 2b. The fix the line names: one throwaway tuning job (its dataset does not exist; it fails at once).
+    stack.create_tuning_agent(PROJECT)
+    assert ProjectState(stack.standin).agent_exists(agent)
+
+    # 2c. Now the first up goes through end to end.
     began = time.monotonic()
     result = stack.pulumi("up", "--yes", "--skip-preview", check=False)
     seconds = time.monotonic() - began
-    print(f"pulumi up after the agentless attempt, fresh project: {seconds:.1f} s wall")
+    print(f"pulumi up after the tuning agent's throwaway job, fresh project: {seconds:.1f} s wall")
     assert result.code == 0, result.output
     assert stack.output("state") == "JOB_STATE_SUCCEEDED"
-    assert ProjectState(stack.standin).agent_exists(agent)
     types = {r["type"] for r in stack.resources()}
     assert {IDENTITY, GRANT} <= types
 

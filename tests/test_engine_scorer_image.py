@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,8 @@ def copy_program(dest: Path) -> Path:
         else:
             shutil.copy2(src, dest / name)
     (dest / ".venv").symlink_to(ROOT / ".venv")
+    for argv in (["init", "-q"], ["add", "scorer"]):  # the build context is what git tracks in scorer/
+        subprocess.run(["git", "-C", str(dest), *argv], check=True, capture_output=True)
     return dest
 
 

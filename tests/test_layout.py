@@ -1,5 +1,4 @@
-"""The repository's layout, held (docs/architecture.md): product modules stay small enough to read
-(at most 500 lines, unless they are pure data tables named as such), `providers/` holds only the
+"""The repository's layout, held (docs/architecture.md): `providers/` holds only the
 Pulumi dynamic provider, `components/` only ComponentResources, only `tunifolk` and `scorer` are
 installed, and no product module edits `sys.path` (the installed packages and the engine's working
 directory make every import resolve). Static: reads the sources, runs nothing."""
@@ -15,12 +14,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCT_DIRS = ("tunifolk", "providers", "components", "scorer", "policy")
 """Where product code lives; `bench/` and `tests/` are not product code."""
-MAX_LINES = 500
-DATA_TABLE_SUFFIX = "_table.py"
-DATA_TABLE_DOCSTRING = "Data table"
-"""A module over MAX_LINES is allowed only as a data table: its file name ends in DATA_TABLE_SUFFIX or
-its docstring starts with DATA_TABLE_DOCSTRING, and it defines no logic."""
-BUILDER_LINES = 10
 INSTALLED = {"tunifolk", "scorer"}
 
 
@@ -38,11 +31,6 @@ def _tree(path: Path) -> ast.Module:
 
 def _name(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
-
-
-def claims_data_table(path: Path) -> bool:
-    doc = ast.get_docstring(_tree(path)) or ""
-    return path.name.endswith(DATA_TABLE_SUFFIX) or doc.startswith(DATA_TABLE_DOCSTRING)
 
 
 def _base_names(node: ast.ClassDef) -> set[str]:
@@ -80,37 +68,6 @@ def sys_path_edits(source: str) -> list[int]:
             if is_sys_path(target) or (isinstance(target, ast.Subscript) and is_sys_path(target.value)):
                 lines.append(node.lineno)
     return sorted(lines)
-
-
-def test_product_modules_are_at_most_500_lines_unless_data_tables() -> None:
-    modules = product_modules()
-    assert len(modules) > 50, f"found only {len(modules)} product modules under {PRODUCT_DIRS}"
-    over = {
-        _name(p): n
-        for p in modules
-        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES and not claims_data_table(p)
-    }
-    assert not over, (
-        f"modules over {MAX_LINES} lines: {over}; split each by concern (or, if pure data, name it "
-        f"*{DATA_TABLE_SUFFIX} or start its docstring '{DATA_TABLE_DOCSTRING}')"
-    )
-
-
-def test_a_data_table_over_the_limit_is_data() -> None:
-    """The exemption is for data: a table over the limit defines no function but short private
-    builders of its literals (e.g. splitting a word list), at most BUILDER_LINES long."""
-    tables = [p for p in product_modules() if claims_data_table(p)]
-    assert ROOT / "tunifolk" / "dataset" / "themes.py" in tables, "themes.py no longer says it is data"
-    logic: dict[str, list[str]] = {}
-    for path in tables:
-        if len(path.read_text(encoding="utf-8").splitlines()) <= MAX_LINES:
-            continue
-        for node in _tree(path).body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and (
-                not node.name.startswith("_") or node.end_lineno - node.lineno + 1 > BUILDER_LINES
-            ):
-                logic.setdefault(_name(path), []).append(node.name)
-    assert not logic, f"data tables with logic (move the functions to a module of their own): {logic}"
 
 
 PROVIDERS = ("tuning_job.py", "scorer_image.py")

@@ -38,6 +38,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 PROJECT, LOCATION = "tunifolk-local", "us-central1"
 REPOSITORY = cloudbuild.registry(LOCATION, PROJECT, "tunifolk")
 BUCKET = "tunifolk-image-test"
+ACCOUNT = f"tunifolk-build-test@{PROJECT}.iam.gserviceaccount.com"
+"""The build's own account (the stack's `tunifolk-build-<stack>`); these emulators run without
+`--project-dir`, so no IAM record is checked (tests/test_cloudbuild_identity.py checks them)."""
 FAST = {"poll_seconds": 0.2}
 IMAGE_RE = re.compile(rf"{re.escape(REPOSITORY)}/scorer@sha256:[0-9a-f]{{64}}")
 
@@ -57,6 +60,7 @@ def props(bucket: str = BUCKET) -> dict[str, str]:
         "bucket": bucket,
         "project": PROJECT,
         "location": LOCATION,
+        "service_account": ACCOUNT,
     }
 
 
@@ -100,6 +104,8 @@ def test_the_archive_is_exactly_the_context_and_the_same_bytes_twice() -> None:
 
 def test_a_readme_edit_leaves_the_context_digest_a_source_edit_changes_it(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "scorer", tmp_path / "scorer", ignore=shutil.ignore_patterns("__pycache__"))
+    for argv in (["init", "-q"], ["add", "scorer"]):  # the build context is what git tracks in scorer/
+        subprocess.run(["git", "-C", str(tmp_path), *argv], check=True, capture_output=True)
     (tmp_path / "README.md").write_text("# tunifolk\n")
     before = image.context_digest(tmp_path)
     (tmp_path / "README.md").write_text("# tunifolk, edited\n")

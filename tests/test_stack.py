@@ -67,6 +67,10 @@ def test_dev_stack_graph(dev) -> None:
             "tunifolk:scorer:RewardScorer",
             "gcp:artifactregistry/repository:Repository",  # the stack builds the scorer (no image set)
             "pulumi-python:dynamic/tunifolk:ScorerImage",
+            "gcp:serviceaccount/account:Account",  # the build's own account and its three grants
+            "gcp:storage/bucketIAMMember:BucketIAMMember",
+            "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember",
+            "gcp:projects/iAMMember:IAMMember",
             "gcp:serviceaccount/account:Account",
             "gcp:cloudrunv2/service:Service",
             "gcp:cloudrunv2/serviceIamMember:ServiceIamMember",
@@ -166,7 +170,9 @@ def test_scorer_service_and_grant(dev) -> None:
         grant.inputs["member"]
         == f"serviceAccount:service-{PROJECT_NUMBER}@gcp-sa-vertex-tune.iam.gserviceaccount.com"
     )
-    (account,) = by_type(resources, "gcp:serviceaccount/account:Account")
+    (account,) = [
+        a for a in by_type(resources, "gcp:serviceaccount/account:Account") if a.name.endswith("scorer-sa")
+    ]
     assert (
         template["serviceAccount"]
         == f"tunifolk-scorer-test@{account.inputs['project']}.iam.gserviceaccount.com"
@@ -176,7 +182,11 @@ def test_scorer_service_and_grant(dev) -> None:
 def test_the_tuning_agent_reads_the_dataset_and_the_job_waits_for_both_grants(dev) -> None:
     resources = dev[1]
     agent = f"serviceAccount:service-{PROJECT_NUMBER}@gcp-sa-vertex-tune.iam.gserviceaccount.com"
-    (reader,) = by_type(resources, "gcp:storage/bucketIAMMember:BucketIAMMember")
+    (reader,) = [
+        r
+        for r in by_type(resources, "gcp:storage/bucketIAMMember:BucketIAMMember")
+        if r.name == "dataset-reader"
+    ]
     assert reader.inputs["role"] == "roles/storage.objectViewer" and reader.inputs["member"] == agent
     (grant,) = by_type(resources, "gcp:cloudrunv2/serviceIamMember:ServiceIamMember")
     (job,) = by_type(resources, JOB)

@@ -49,6 +49,41 @@ LIVE = frozenset({"PENDING", "QUEUED", "WORKING"})
 BUILD_TIMEOUT = "3600s"
 """The build's own limit (Cloud Build's default is 600 s; compiling the Cython core takes minutes)."""
 
+# The identity the build runs as. Since Cloud Build's 2024 change of its default service account,
+# a project that runs its first build afterwards builds as the Compute Engine default service account
+# (https://cloud.google.com/build/docs/cloud-build-service-account-updates), which gets no roles where
+# the organisation enforces iam.automaticIamGrantsForDefaultServiceAccounts
+# (https://cloud.google.com/resource-manager/docs/organization-policy/restricting-service-accounts).
+# So the stack names its own account, granted exactly what this build does
+# (https://cloud.google.com/build/docs/securing-builds/configure-user-specified-service-accounts).
+LOGGING = "CLOUD_LOGGING_ONLY"
+"""`BuildOptions.logging` of a build that names `serviceAccount`: Google refuses such a build unless it
+sends its logs to Cloud Logging (CLOUD_LOGGING_ONLY, or NONE) or to a user-owned bucket (`logsBucket`,
+or options.defaultLogsBucketBehavior REGIONAL_USER_OWNED_BUCKET): with its own account a build cannot
+log to the default logs bucket (configure-user-specified-service-accounts, its build logs section;
+https://cloud.google.com/build/docs/securing-builds/store-view-build-logs). Cloud Logging needs no
+bucket of ours, only roles/logging.logWriter on the project."""
+SOURCE_ROLE = "roles/storage.objectViewer"
+"""On the stack's bucket: storage.objects.get of the source archive, nothing else. Roles:
+https://cloud.google.com/iam/docs/roles-permissions/storage."""
+PUSH_ROLE = "roles/artifactregistry.writer"
+"""On the stack's repository only: push (artifactregistry.repositories.uploadArtifacts) and pull.
+Roles: https://cloud.google.com/iam/docs/roles-permissions/artifactregistry."""
+LOG_ROLE = "roles/logging.logWriter"
+"""On the project (log entries have no narrower resource): the build's logs, with LOGGING."""
+RESTRICTED_REGIONS = (
+    "us-central1",
+    "us-west2",
+    "europe-west1",
+    "asia-east1",
+    "australia-southeast1",
+    "southamerica-east1",
+)
+"""Google's locations page says that, depending on usage, some projects may use Cloud Build only in
+these regions (https://cloud.google.com/build/docs/locations, its section on restricted regions for
+some projects). How Google refuses a build elsewhere in such a project is UNCONFIRMED; `region_hint`
+names the list."""
+
 
 def registry(region: str, project: str, repository: str) -> str:
     """An Artifact Registry docker repository's host path (`REGION-docker.pkg.dev/PROJECT/REPO`)."""
@@ -78,17 +113,42 @@ def archive(root: Path = ROOT) -> bytes:
     return gzip.compress(raw.getvalue(), mtime=0)
 
 
-def build_body(bucket: str, repository_path: str, context_digest: str) -> dict[str, Any]:
+def service_account_name(project: str, email: str) -> str:
+    """`Build.serviceAccount`: `projects/{PROJECT_ID}/serviceAccounts/{ACCOUNT}` (the cloudbuild v1
+    Build message; ACCOUNT the email or the unique id)."""
+    return f"projects/{project}/serviceAccounts/{email}"
+
+
+def build_body(
+    bucket: str, repository_path: str, context_digest: str, service_account: str | None = None
+) -> dict[str, Any]:
     """A Build (cloudbuild v1): `docker build` of the archive in `bucket`, pushed to the repository
-    under a docker tag of the context digest, and tagged (Build.tags) with it."""
+    under a docker tag of the context digest, and tagged (Build.tags) with it. With
+    `service_account` (`service_account_name`) the build runs as that account and logs to Cloud
+    Logging only, as Google requires of a build that names its account (LOGGING)."""
     target = f"{repository_path}/{IMAGE_NAME}:ctx-{context_digest[:16]}"
-    return {
+    body: dict[str, Any] = {
         "source": {"storageSource": {"bucket": bucket, "object": source_object(context_digest)}},
         "steps": [{"name": BUILDER, "args": ["build", "-f", DOCKERFILE, "-t", target, "."]}],
         "images": [target],
         "tags": [build_tag(context_digest)],
         "timeout": BUILD_TIMEOUT,
     }
+    if service_account:
+        body["serviceAccount"] = service_account
+        body["options"] = {"logging": LOGGING}
+    return body
+
+
+def region_hint(location: str) -> str:
+    """A clause for a refused builds.create: the regions some projects are held to (RESTRICTED_REGIONS),
+    when the build's region is not one of them; else nothing."""
+    if location in RESTRICTED_REGIONS:
+        return ""
+    return (
+        f" (Cloud Build restricts some projects to {', '.join(RESTRICTED_REGIONS)}: if the refusal is "
+        f"about the region {location}, see https://cloud.google.com/build/docs/locations)"
+    )
 
 
 def image_of(build: dict[str, Any]) -> str:

@@ -14,13 +14,18 @@ that has never been used:
   how long).
 - **No service agent exists.** Granting a role to `service-N@gcp-sa-….iam.gserviceaccount.com` before
   Google created it is Google's 400 "Service account … does not exist." (`missing_account_message`).
-  Google creates an API's agents "after you activate and use the API", or on request
-  (`services.generateServiceIdentity`, pulumi-gcp's `gcp.projects.ServiceIdentity`); see `AGENTS`.
+  Google creates an API's agents "after you activate and use the API" (`AGENTS`: the emulator's first
+  successful `tuningJobs.create` creates aiplatform's, the tuning agent among them), or on request
+  (`services.generateServiceIdentity`, pulumi-gcp's `gcp.projects.ServiceIdentity`), which creates the
+  primary agent only (`REQUESTED_AGENTS`): the hostile reading of what Google documents
+  (docs/doctor.md, "The tuning agent").
 
 Layout under the stand-in's directory (project settings, not resources: `pulumi destroy` leaves them,
 as Google leaves an API enabled and an agent in place):
 `apis/<project id>/<service>` (its content: the epoch second the enable applies; empty = applied),
-`agents/<project number>/<email>`. Both processes find the directory through `TUNIFOLK_STANDIN_DIR` (or
+`agents/<project number>/<email>` (its content: `used` when the API's use created it, `requested`
+when `generateServiceIdentity` did; only the first kind holds its role on the project, `AGENT_ROLES`).
+Both processes find the directory through `TUNIFOLK_STANDIN_DIR` (or
 the emulator's `--project-dir`). Pure file I/O: no Pulumi, no HTTP.
 """
 
@@ -62,8 +67,32 @@ TITLES = {
     "cloudbuild.googleapis.com": "Cloud Build API",
     "cloudresourcemanager.googleapis.com": "Cloud Resource Manager API",
     "storage.googleapis.com": "Cloud Storage API",
+    "orgpolicy.googleapis.com": "Organization Policy API",
+    "serviceusage.googleapis.com": "Service Usage API",
+    "logging.googleapis.com": "Cloud Logging API",
+    "bigquery.googleapis.com": "BigQuery API",
 }
 """The titles Google's SERVICE_DISABLED message starts with (its `serviceTitle` metadata)."""
+
+STACK_APIS = (
+    "aiplatform.googleapis.com",
+    "run.googleapis.com",
+    "storage.googleapis.com",
+    "iam.googleapis.com",
+    "artifactregistry.googleapis.com",  # where the scorer image lives
+    "cloudbuild.googleapis.com",  # where the scorer image is built (providers/scorer_image.py)
+    "cloudresourcemanager.googleapis.com",  # the project number for the tuning agent's grant
+)
+"""The APIs the stack enables (components/apis.py, `tunifolk:enableApis`) and `tunifolk doctor` checks:
+one list, here below both, since the CLI may not import the program's components."""
+
+STACK_DEFAULT_APIS = (
+    "serviceusage.googleapis.com",  # every enable, and doctor's own reads
+    "logging.googleapis.com",  # the rollout ledger's sink (components/ledger.py)
+    "bigquery.googleapis.com",  # the rollout ledger's dataset
+)
+"""APIs the stack uses but does not enable, because Google turns them on in every new project
+(`DEFAULT_ON`): an organisation or a person may still have turned one off, which doctor reports."""
 
 TUNE_AGENT_DOMAIN = "gcp-sa-vertex-tune"
 """Vertex's Secure Fine-Tuning Service Agent: it calls Cloud Run rewards and reads the dataset."""
@@ -71,11 +100,34 @@ TUNE_AGENT_DOMAIN = "gcp-sa-vertex-tune"
 AGENTS = {
     "aiplatform.googleapis.com": ("gcp-sa-aiplatform", TUNE_AGENT_DOMAIN),
 }
-"""The agents the local model gives an API, its primary agent first: `generateServiceIdentity`
-returns the primary one (`gcp-sa-aiplatform`, Google's service-agents page). That it also creates the
-tuning agent is UNCONFIRMED: Google documents that a service's agents appear once the API is used, and
-that asking creates them "before you use the service"; which of aiplatform's several agents a
-`generateServiceIdentity` call creates is not documented."""
+"""The agents an API's first use creates, its primary agent first. For aiplatform the local model
+says the project's first tuning job creates the tuning agent (the emulator's first successful
+`tuningJobs.create`). Google's IAM page says agents appear "at some point after you activate and use
+the API" (https://docs.cloud.google.com/iam/docs/service-agents); that a tuning job's create is that
+moment for `gcp-sa-vertex-tune` is UNCONFIRMED (public notes: "do not exist until … a tuning job [has]
+been started once in the project")."""
+
+REQUESTED_AGENTS = {service: domains[:1] for service, domains in AGENTS.items()}
+"""The agents `services.generateServiceIdentity` creates: the primary one only. Its REST reference
+returns one `ServiceIdentity {email, uniqueId}`
+(https://cloud.google.com/service-usage/docs/reference/rest/v1beta1/services/generateServiceIdentity),
+and for aiplatform that is `gcp-sa-aiplatform`: terraform-provider-google issue 10469 reports that
+`google_project_service_identity` returns only one of Vertex's agents, with no way to ask for another.
+That it never creates `gcp-sa-vertex-tune` is the hostile reading, UNCONFIRMED either way."""
+
+AGENT_ROLES = {
+    "gcp-sa-aiplatform": "roles/aiplatform.serviceAgent",
+    TUNE_AGENT_DOMAIN: "roles/aiplatform.tuningServiceAgent",
+}
+"""The role Google grants an agent on the project when it creates the agent itself ("When the service
+agent is created, Google Cloud grants this role automatically", the service-agents page); an agent
+created on request gets none (https://docs.cloud.google.com/iam/docs/create-service-agents). The tuning
+agent's role name is from Google's vertex-ai-samples tuning skill ("the Tuning Service Agent (… or
+gcp-sa-vertex-tune) has roles/aiplatform.tuningServiceAgent"), UNCONFIRMED on the service-agents page."""
+
+USED = "used"
+REQUESTED = "requested"
+"""The content of an agent's file: how it came to exist (`create_agents`)."""
 
 
 def agent_email(number: str, domain: str) -> str:
@@ -222,15 +274,61 @@ class ProjectState:
         number = email.split("@")[0].removeprefix("service-")
         return not self.fresh or (self.root / "agents" / number / email).exists()
 
-    def create_agents(self, number: str, service: str) -> list[str]:
+    def create_agents(self, number: str, service: str, *, requested: bool = False) -> list[str]:
         """Create `service`'s agents in project `number` (idempotent); return their emails, primary
-        first."""
-        emails = [agent_email(number, d) for d in agent_domains(service)]
+        first. By use (the default: the emulator's first tuning job) every agent of `AGENTS`, each then
+        holding its role (`AGENT_ROLES`); on request (`generateServiceIdentity`) the primary one only,
+        with no role. An agent created by use stays so."""
+        domains = (REQUESTED_AGENTS if requested else AGENTS).get(service) or agent_domains(service)[:1]
+        emails = [agent_email(number, d) for d in domains]
         folder = self.root / "agents" / number
         folder.mkdir(parents=True, exist_ok=True)
         for email in emails:
-            (folder / email).touch()
+            path = folder / email
+            if not requested or not path.exists():
+                path.write_text(f"{REQUESTED if requested else USED}\n")
         return emails
+
+    def agent_roles(self, number: str) -> dict[str, list[str]]:
+        """The project-level roles Google granted the agents it created by use in project `number`:
+        role → members (`serviceAccount:EMAIL`). Outside a fresh project every agent of `AGENTS` was."""
+        roles: dict[str, list[str]] = {}
+        for domains in AGENTS.values():
+            for domain in domains:
+                email = agent_email(number, domain)
+                if domain in AGENT_ROLES and self._created_by_use(number, email):
+                    roles.setdefault(AGENT_ROLES[domain], []).append(f"serviceAccount:{email}")
+        return roles
+
+    def _created_by_use(self, number: str, email: str) -> bool:
+        if not self.fresh:
+            return True
+        try:
+            return (self.root / "agents" / number / email).read_text().strip() != REQUESTED
+        except OSError:
+            return False
+
+    # ------------------------------------------------------------------ organisation policies
+
+    def set_org_policy(self, project: str, constraint: str, spec: dict[str, Any] | None) -> None:
+        """Hold the effective organisation policy `spec` (Google's `PolicySpec`: `{rules: [...]}`) of
+        `constraint` on `project`; None forgets it. Not modelled otherwise: a local project belongs to
+        no organisation, so nothing is enforced unless a test or a person sets it here."""
+        path = self.root / "orgpolicy" / project / f"{constraint}.json"
+        if spec is None:
+            path.unlink(missing_ok=True)
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(spec) + "\n")
+
+    def org_policy(self, project: str, constraint: str) -> dict[str, Any] | None:
+        """The `PolicySpec` held for `constraint` on `project` (ID or number), or None."""
+        for pid in self._project_ids(project) if project.isdigit() else [project]:
+            try:
+                return json.loads((self.root / "orgpolicy" / pid / f"{constraint}.json").read_text())
+            except (OSError, ValueError):
+                continue
+        return None
 
     @staticmethod
     def is_agent(email: str) -> bool:

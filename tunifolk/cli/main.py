@@ -32,6 +32,7 @@ COMMANDS: tuple[str, ...] = (
     "demo",
     "dataset",
     "local",
+    "doctor",
 )
 """Modules of `tunifolk.cli.commands`, in the order their commands appear in `--help`."""
 

@@ -31,7 +31,7 @@ from starlette.routing import Route
 
 from tunifolk.job.names import by_local_number, project_of
 from tunifolk.project_state import ProjectState
-from tunifolk.standin import bigquery, cloudbuild
+from tunifolk.standin import bigquery, cloudbuild, reads
 
 from .admin import Admin
 from .api_metadata import Metadata
@@ -92,6 +92,7 @@ class Emulator:
                 *self.admin.routes(),
                 *bigquery.routes(),  # the rollout ledger's BigQuery stand-in (tunifolk.standin.bigquery)
                 *cloudbuild.routes(self.options.jobs.gcs_dir, self._vertex, self.project),  # image builds
+                *reads.routes(self.project.root if self.project else None),  # doctor's reads of the project
                 Route("/{version}/{rest:path}", self.api, methods=methods),
             ],
             middleware=[Middleware(RequestGuard)],

@@ -20,6 +20,25 @@ URL (`TUNIFOLK_VERTEX_ENDPOINT`) answers every call of `providers/scorer_image.p
   filter is understood, anything else is a 400) and `GET /v1/{operation name}` (operations.get).
   An operation that is not a build's goes on to the emulator's own routes (`fallback`).
 
+A build that names its own account (`serviceAccount`, `projects/P/serviceAccounts/EMAIL`) plays
+Google's rules for one (https://cloud.google.com/build/docs/securing-builds/configure-user-specified-service-accounts):
+
+* without a logging choice Google accepts then (`options.logging` CLOUD_LOGGING_ONLY or NONE, a
+  `logsBucket`, or `options.defaultLogsBucketBehavior` REGIONAL_USER_OWNED_BUCKET) builds.create is
+  400 INVALID_ARGUMENT, in the words public reports quote (`LOGGING_REFUSAL`; Google's documents
+  state the rule, not the message: the wording is UNCONFIRMED as a contract);
+* with the emulator's `--project-dir` (the gcp stand-in's directory, where its IAM records are), the
+  build ends FAILURE before any step when the account may not read the source object (a grant of a
+  role holding storage.objects.get on the bucket or the project) or may not push to the repository
+  its `images` name (a role holding artifactregistry.repositories.uploadArtifacts on that repository,
+  recorded as `gcp:artifactregistry/repositoryIamMember`/`repositoryIamBinding`, or on the project).
+  Google fails such a build when it fetches the source, or when it pushes, after the steps; the
+  stand-in checks both first (no podman time spent on a build that cannot push), and its
+  `statusDetail` wording is the stand-in's (Google's is UNCONFIRMED). Not modelled: IAM
+  propagation of these grants, roles/logging.logWriter (a build without it is not refused here;
+  what Google does then is UNCONFIRMED), conditions, custom roles, and the deployer's actAs on the
+  account. A build that names no account runs as before (Google's default account; not checked).
+
 In a fresh project (the emulator's `--project-dir`, `local start --fresh-project`) Cloud Build is off
 until the stack enables it (cloudbuild.googleapis.com is not among Google's "Services enabled by
 default"): every Cloud Build route answers Google's 403 PERMISSION_DENIED, ErrorInfo SERVICE_DISABLED,
@@ -55,12 +74,58 @@ from tunifolk.job.names import local_project_number
 from tunifolk.local_gcs import object_file
 from tunifolk.project_state import ProjectState
 from tunifolk.standin.kind import now
+from tunifolk.standin.store import Store
 
 BUILDER = "gcr.io/cloud-builders/docker"
 TAGS_FILTER = re.compile(r'^\s*tags\s*=\s*"([^"]+)"\s*$')
 OP_TYPE = "type.googleapis.com/google.devtools.cloudbuild.v1.BuildOperationMetadata"
 BUILD_TYPE = "type.googleapis.com/google.devtools.cloudbuild.v1.Build"
 API = "cloudbuild.googleapis.com"
+LOGGING_REFUSAL = (
+    "if 'build.service_account' is specified, the build must either (a) specify 'build.logs_bucket', "
+    "(b) use the REGIONAL_USER_OWNED_BUCKET build.options.default_logs_bucket_behavior option, or "
+    "(c) use either CLOUD_LOGGING_ONLY / NONE logging options"
+)
+"""Cloud Build's refusal of a build with `serviceAccount` and no logging choice, as public reports quote
+it (e.g. https://github.com/cert-manager/cert-manager/pull/8851, 2026); UNCONFIRMED as a contract."""
+SERVICE_ACCOUNT_RE = re.compile(r"^projects/([^/]+)/serviceAccounts/([^/]+)$")
+READ_ROLES = frozenset(
+    {
+        "roles/storage.objectViewer",
+        "roles/storage.objectUser",
+        "roles/storage.objectAdmin",
+        "roles/storage.admin",
+        "roles/storage.legacyObjectReader",
+        "roles/owner",
+        "roles/editor",
+    }
+)
+"""Predefined roles holding storage.objects.get (https://cloud.google.com/iam/docs/roles-permissions/storage)."""
+PUSH_ROLES = frozenset(
+    {
+        "roles/artifactregistry.writer",
+        "roles/artifactregistry.repoAdmin",
+        "roles/artifactregistry.admin",
+        "roles/artifactregistry.createOnPushWriter",
+        "roles/artifactregistry.createOnPushRepoAdmin",
+        "roles/owner",
+        "roles/editor",
+    }
+)
+"""Predefined roles holding artifactregistry.repositories.uploadArtifacts
+(https://cloud.google.com/iam/docs/roles-permissions/artifactregistry)."""
+BUCKET_GRANTS = (
+    "gcp:storage/bucketIAMMember:BucketIAMMember",
+    "gcp:storage/bucketIAMBinding:BucketIAMBinding",
+)
+REPOSITORY_GRANTS = (
+    "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember",
+    "gcp:artifactregistry/repositoryIamBinding:RepositoryIamBinding",
+)
+PROJECT_GRANTS = ("gcp:projects/iAMMember:IAMMember", "gcp:projects/iAMBinding:IAMBinding")
+KEPT = ("source", "steps", "images", "tags", "timeout", "serviceAccount", "options", "logsBucket")
+"""The fields of a created build's body that its record keeps (Build's own names)."""
+REGISTRY_RE = re.compile(r"^([a-z0-9-]+)-docker\.pkg\.dev/([^/]+)/([^/]+)/")
 
 
 class BuildRefused(Exception):
@@ -92,11 +157,105 @@ def docker_build(step: dict[str, Any]) -> tuple[str, list[str], list[str], str]:
     raise BuildRefused("the docker build step names no context directory (its last argument)")
 
 
-class Builds:
-    """The builds of one emulator process, and the threads that run them."""
+def logging_chosen(body: dict[str, Any]) -> bool:
+    """Whether a build names where its logs go in a way Google accepts with `serviceAccount`."""
+    options = body.get("options") or {}
+    return bool(
+        body.get("logsBucket")
+        or options.get("logging") in ("CLOUD_LOGGING_ONLY", "NONE")
+        or options.get("defaultLogsBucketBehavior") == "REGIONAL_USER_OWNED_BUCKET"
+    )
 
-    def __init__(self, gcs: Path) -> None:
+
+def _members(record_inputs: dict[str, Any]) -> list[str]:
+    return [m for m in [record_inputs.get("member"), *(record_inputs.get("members") or [])] if m]
+
+
+def _granted(store: Store, tokens: tuple[str, ...], member: str, roles: frozenset[str], where: Any) -> bool:
+    """Whether `member` holds one of `roles` through a record of `tokens` that `where(inputs)` accepts."""
+    return any(
+        record.inputs.get("role") in roles and member in _members(record.inputs) and where(record.inputs)
+        for token in tokens
+        for record in store.all(token)
+    )
+
+
+def _repository_of(inputs: dict[str, Any]) -> tuple[str | None, str | None, str]:
+    """(project, location, repository id) of a repository grant: `repository` is an id or a full name."""
+    repo = str(inputs.get("repository") or "")
+    if repo.startswith("projects/"):
+        parts = repo.split("/")
+        if len(parts) == 6:
+            return parts[1], parts[3], parts[5]
+    return inputs.get("project"), inputs.get("location"), repo
+
+
+def access_refusal(state: Path, project: str, build: dict[str, Any]) -> str | None:
+    """Why the build's own account may not read its source or push its images (the gcp stand-in's IAM
+    records under `state`), or None when it may, or when the build names no account."""
+    match = SERVICE_ACCOUNT_RE.match(str(build.get("serviceAccount") or ""))
+    if match is None:
+        return None
+    email = match.group(2)
+    member = f"serviceAccount:{email}"
+    store = Store(state)
+
+    def in_project(inputs: dict[str, Any]) -> bool:
+        return inputs.get("project") in (None, "", project)
+
+    storage = build["source"]["storageSource"]
+    bucket = storage["bucket"]
+    if not (
+        _granted(
+            store,
+            BUCKET_GRANTS,
+            member,
+            READ_ROLES,
+            lambda i: str(i.get("bucket")).removeprefix("b/") == bucket,
+        )
+        or _granted(store, PROJECT_GRANTS, member, READ_ROLES, in_project)
+    ):
+        return (
+            f"could not fetch the source gs://{bucket}/{storage['object']}: {email} does not have "
+            f"storage.objects.get on it (grant it roles/storage.objectViewer on the bucket)"
+        )
+    for name in build.get("images") or []:
+        where = REGISTRY_RE.match(name)
+        if where is None:
+            continue
+        region, repo_project, repo = where.groups()
+
+        def this_repository(
+            inputs: dict[str, Any], region=region, repo_project=repo_project, repo=repo
+        ) -> bool:
+            got_project, got_location, got_repo = _repository_of(inputs)
+            return (
+                got_repo == repo
+                and got_project in (None, "", repo_project)
+                and got_location in (None, "", region)
+            )
+
+        if not (
+            _granted(store, REPOSITORY_GRANTS, member, PUSH_ROLES, this_repository)
+            or _granted(
+                store, PROJECT_GRANTS, member, PUSH_ROLES, lambda i, p=repo_project: i.get("project") == p
+            )
+        ):
+            return (
+                f"could not push {name}: {email} does not have artifactregistry.repositories.uploadArtifacts "
+                f"on projects/{repo_project}/locations/{region}/repositories/{repo} (grant it "
+                "roles/artifactregistry.writer on the repository)"
+            )
+    return None
+
+
+class Builds:
+    """The builds of one emulator process, and the threads that run them. With `state` (the gcp
+    stand-in's directory) a build's own account must hold its grants there (`access_refusal`)."""
+
+    def __init__(self, gcs: Path, state: Path | None = None) -> None:
         self.gcs = gcs
+        self.state = state
         self.lock = threading.Lock()
         self.builds: dict[str, dict[str, Any]] = {}
         self.ops: dict[str, str] = {}  # operation name → build id
@@ -108,10 +267,17 @@ class Builds:
         steps = [docker_build(step) for step in body.get("steps") or []]
         if not steps:
             raise BuildRefused("Build.steps must not be empty")  # Cloud Build: "no build steps"
+        if body.get("serviceAccount"):
+            if not SERVICE_ACCOUNT_RE.match(str(body["serviceAccount"])):
+                raise BuildRefused(  # the stand-in's words; Google's are UNCONFIRMED
+                    f"serviceAccount {body['serviceAccount']!r} is not projects/PROJECT/serviceAccounts/EMAIL"
+                )
+            if not logging_chosen(body):
+                raise BuildRefused(LOGGING_REFUSAL)
         build_id = str(uuid.uuid4())
         number = local_project_number(project)
         build = {
-            **{k: body[k] for k in ("source", "steps", "images", "tags", "timeout") if k in body},
+            **{k: body[k] for k in KEPT if k in body},
             "id": build_id,
             "name": f"projects/{number}/locations/{location}/builds/{build_id}",
             "projectId": project,
@@ -138,6 +304,8 @@ class Builds:
         build = self.builds[build_id]
         storage = build["source"]["storageSource"]
         try:
+            if self.state is not None and (why := access_refusal(self.state, build["projectId"], build)):
+                raise image.ImageError(why)
             if why := image.unavailable():
                 raise image.ImageError(f"the stand-in builds with podman, which cannot run here: {why}")
             archive = object_file(self.gcs, storage["bucket"], storage["object"])
@@ -194,7 +362,7 @@ def routes(
 ) -> list[Route]:
     """The upload and Cloud Build routes over `gcs` (the gcp stand-in's objects); with `project` (a
     local project's settings) Cloud Build answers only while its API is enabled there."""
-    builds = Builds(gcs)
+    builds = Builds(gcs, project.root if project is not None else None)
 
     def disabled(request: Request) -> Response | None:
         """Google's SERVICE_DISABLED when Cloud Build is off in the path's project, else None."""

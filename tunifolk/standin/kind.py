@@ -21,11 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tunifolk.agents import TUNING_AGENT_DOC
 from tunifolk.emulator.responses import error_body
 from tunifolk.job.names import local_project_number
 from tunifolk.job.wire import UNKNOWN
 from tunifolk.job.wire import contains_unknown as is_unknown
-from tunifolk.project_state import ProjectState, disabled_message, disabled_metadata, missing_account_message
+from tunifolk.project_state import (
+    TUNE_AGENT_DOMAIN,
+    ProjectState,
+    disabled_message,
+    disabled_metadata,
+    missing_account_message,
+)
 from tunifolk.standin.store import Record, Store
 
 ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17"
@@ -310,11 +317,23 @@ class IamMemberKind(Kind):
         super().refuse(ctx, inputs)
         for email in _service_accounts(inputs):
             if ProjectState.is_agent(email) and not ctx.project_state.agent_exists(email):
-                raise StandInError(
-                    f"googleapi: Error 400: {missing_account_message(email)}, badRequest (Google creates a "
-                    "service agent once its API is used, or on request: gcp.projects.ServiceIdentity, or "
-                    "gcloud beta services identity create --service=aiplatform.googleapis.com)"
-                )
+                said, hint = missing_account_message(email), _agent_hint(email)
+                raise StandInError(f"googleapi: Error 400: {said}, badRequest ({hint})")
+
+
+def _agent_hint(email: str) -> str:
+    """The stand-in's hint after Google's 400: how the missing agent comes to exist. The tuning agent
+    only with the project's first tuning job (tunifolk/agents.py); another agent once its API is used,
+    or on request (generateServiceIdentity)."""
+    if email.split("@", 1)[1].startswith(f"{TUNE_AGENT_DOMAIN}."):
+        return (
+            "Google creates the tuning agent with the project's first tuning job; "
+            f"gcp.projects.ServiceIdentity makes only gcp-sa-aiplatform: see {TUNING_AGENT_DOC}"
+        )
+    return (
+        "Google creates a service agent once its API is used, or on request: gcp.projects.ServiceIdentity, "
+        "or gcloud beta services identity create --service=SERVICE"
+    )
 
 
 def _service_accounts(inputs: dict[str, Any]) -> list[str]:

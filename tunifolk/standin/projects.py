@@ -1,9 +1,11 @@
 """Project-level resources in the stand-in: project IAM members and bindings, service accounts,
-enabled APIs and service identities (Service Usage), and the `getProject` invoke. Which APIs are on
-and which service agents exist are project settings shared with the emulator (tunifolk/project_state.py)."""
+enabled APIs and service identities (Service Usage), and the `getProject` and `getIamPolicy` invokes.
+Which APIs are on and which service agents exist are project settings shared with the emulator
+(tunifolk/project_state.py)."""
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import time
@@ -19,6 +21,7 @@ from tunifolk.standin.kind import (
     Kind,
     StandInError,
     binding_failures,
+    iam_etag,
 )
 from tunifolk.standin.store import Record
 
@@ -183,8 +186,10 @@ class ServiceIdentity(Kind):
     which makes Google create a service's agents before the service is first used. Its outputs are the
     primary agent's `email` and `member`. As in pulumi-gcp's schema, it cannot be updated (every input
     forces a replacement) and delete is a no-op on Google's side: the agents stay, so the stand-in only
-    forgets the record. Which agents it creates: `tunifolk.project_state.AGENTS` (the tuning agent among
-    them is UNCONFIRMED). Refusing it while the service itself is disabled is UNCONFIRMED too."""
+    forgets the record. It creates the primary agent only (`tunifolk.project_state.REQUESTED_AGENTS`:
+    for aiplatform `gcp-sa-aiplatform`, never the tuning agent, which comes with the project's first
+    tuning job: the hostile reading, docs/doctor.md), with no role on the project, as the IAM docs say
+    of agents created on request. Refusing it while the service itself is disabled is UNCONFIRMED."""
 
     token = "gcp:projects/serviceIdentity:ServiceIdentity"
     required = ("service",)
@@ -206,7 +211,7 @@ class ServiceIdentity(Kind):
         return {**out, "email": email, "member": f"serviceAccount:{email}"}
 
     def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
-        ctx.project_state.create_agents(project_number(inputs["project"]), inputs["service"])
+        ctx.project_state.create_agents(project_number(inputs["project"]), inputs["service"], requested=True)
 
     def create(self, ctx: Context, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """Another stack's identity for the same service is the same agents: asking again answers them
@@ -257,3 +262,34 @@ def get_project(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
         "orgId": "",
         "tags": {},
     }
+
+
+def project_policy(ctx: Context, project: str) -> dict[str, Any]:
+    """The project's allow policy as Google's `Policy` message (`{version, etag, bindings}`): the
+    stand-in's project IAM members and bindings, and the roles Google granted the agents it created by
+    use (`ProjectState.agent_roles`). Shared by the `getIamPolicy` invoke and the HTTP reads
+    (tunifolk/standin/reads.py)."""
+    roles: dict[str, list[str]] = {}
+    for token in (ProjectIAMMember.token, ProjectIAMBinding.token):
+        for record in ctx.store.all(token):
+            held = record.inputs
+            if held.get("project") != project or held.get("condition"):
+                continue
+            members = [held["member"]] if "member" in held else list(held.get("members") or [])
+            roles.setdefault(str(held.get("role")), []).extend(m for m in members if isinstance(m, str))
+    for role, members in ctx.project_state.agent_roles(project_number(project)).items():
+        roles.setdefault(role, []).extend(members)
+    bindings = [{"role": r, "members": sorted(set(m))} for r, m in sorted(roles.items()) if m]
+    return {"version": 1, "etag": iam_etag(), "bindings": bindings}
+
+
+def get_iam_policy(ctx: Context, args: dict[str, Any]) -> dict[str, Any]:
+    """`gcp:projects/getIamPolicy:getIamPolicy`: Resource Manager's `projects.getIamPolicy`
+    (https://cloud.google.com/resource-manager/reference/rest/v1/projects/getIamPolicy); pulumi-gcp
+    answers the policy as JSON in `policyData`, with its `etag`. Refused while Resource Manager is off."""
+    project = args.get("project") or ctx.project
+    if not project:
+        raise StandInError("getIamPolicy: no project given and gcp:project is not set")
+    ctx.require_api(project, "cloudresourcemanager.googleapis.com")
+    policy = project_policy(ctx, project)
+    return {"id": project, "project": project, "etag": policy["etag"], "policyData": json.dumps(policy)}

@@ -21,7 +21,7 @@ from typing import Any
 
 from tunifolk.job.wire import UNKNOWN
 from tunifolk.job.wire import contains_unknown as is_unknown
-from tunifolk.standin.kind import Context, Kind, now
+from tunifolk.standin.kind import Context, IamMemberKind, Kind, StandInError, now
 
 REPOSITORY_ID_RE = re.compile(r"^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$")
 FORMATS = frozenset({"DOCKER", "MAVEN", "NPM", "PYTHON", "APT", "YUM", "GO", "KFP", "GENERIC"})
@@ -65,3 +65,36 @@ class Repository(Kind):
 
     def kept(self, outputs: dict[str, Any]) -> dict[str, Any]:
         return {"createTime": outputs["createTime"]}
+
+
+class RepositoryIamMember(IamMemberKind):
+    """One member of one role on a repository (`gcp.artifactregistry.RepositoryIamMember`): `repository`
+    (its id, or its full name), `role` and `member` required; they, `location`, `project` and
+    `condition` force a replacement. The repository must exist (404, as a bucket's grant). Who may
+    push is read from these records by the Cloud Build stand-in (tunifolk/standin/cloudbuild.py)."""
+
+    token = "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember"
+    required = ("repository", "role", "member")
+    force_new = ("repository", "role", "member", "condition", "location", "project")
+    api = "artifactregistry.googleapis.com"
+
+    def _repository(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        repo = str(inputs["repository"])
+        if repo.startswith("projects/"):
+            return repo
+        location = inputs.get("location") or ctx.region or "us-central1"
+        return f"projects/{inputs['project']}/locations/{location}/repositories/{repo}"
+
+    def id_of(self, ctx: Context, inputs: dict[str, Any]) -> str:
+        return f"{self._repository(ctx, inputs)}/{inputs['role']}/{inputs['member']}"
+
+    def outputs(self, ctx: Context, inputs: dict[str, Any], preview: bool) -> dict[str, Any]:
+        return {
+            **super().outputs(ctx, inputs, preview),
+            "location": inputs.get("location") or ctx.region or "us-central1",
+        }
+
+    def before_create(self, ctx: Context, inputs: dict[str, Any]) -> None:
+        name = self._repository(ctx, inputs)
+        if ctx.store.get(Repository.token, name) is None:
+            raise StandInError(f"googleapi: Error 404: Repository {name} not found, notFound")

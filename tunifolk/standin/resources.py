@@ -19,9 +19,10 @@ from tunifolk.standin.projects import (
     ProjectIAMMember,
     ProjectService,
     ServiceIdentity,
+    get_iam_policy,
     get_project,
 )
-from tunifolk.standin.registry import Repository
+from tunifolk.standin.registry import Repository, RepositoryIamMember
 from tunifolk.standin.run_service import CloudRunService, ServiceIamMember, ServiceIamPolicy
 from tunifolk.standin.storage import (
     Bucket,
@@ -55,9 +56,11 @@ KINDS: dict[str, Kind] = {
         ProjectSink(),
         DatasetIamMember(),
         Repository(),
+        RepositoryIamMember(),
     )
 }
 
 INVOKES: dict[str, Callable[[Context, dict[str, Any]], dict[str, Any]]] = {
-    "gcp:organizations/getProject:getProject": get_project
+    "gcp:organizations/getProject:getProject": get_project,
+    "gcp:projects/getIamPolicy:getIamPolicy": get_iam_policy,
 }
