@@ -86,7 +86,8 @@ class ScorerImageProvider(ResourceProvider):
         digest, project, location = props["context_digest"], props["project"], props["location"]
         with VertexClient(on_retry=ops.say) as client:
             builds = cloudbuild.CloudBuild(client)
-            for found in builds.find(project, location, digest):
+            found_builds = ops.while_enabling(client, lambda: list(builds.find(project, location, digest)))
+            for found in found_builds:
                 if found.get("status") == "SUCCESS" and _pushed_to(found, props["repository"]):
                     ops.say(f"scorer image: adopting build {found['id']} of this context")
                     return found

@@ -134,6 +134,7 @@ class RlftTuningJobProvider(ResourceProvider):
             name = job["name"]
             ops.say(f"tuning job {name} is {job.get('state', '?')}")
             job, metrics = self._wait(client, inputs, job)
+            job = ops.with_versioned_model(client, job, inputs)
             return CreateResult(name, self._outputs(inputs, job, metrics, validation))
 
     def _wait(
@@ -185,6 +186,7 @@ class RlftTuningJobProvider(ResourceProvider):
                     return ReadResult(id_="", outs={})
                 raise
             metrics = ops.try_metrics(client, job)
+            job = ops.with_versioned_model(client, job, inputs, props.get(Output.TUNED_MODEL))
         outs = self._outputs(inputs, job, metrics, props.get(Output.VALIDATION))
         return ReadResult(id_=id_, outs=outs, inputs=inputs)
 
@@ -204,6 +206,7 @@ class RlftTuningJobProvider(ResourceProvider):
             job, metrics = self._wait(client, inputs, job)
             if metrics is None:
                 metrics = ops.try_metrics(client, job)
+            job = ops.with_versioned_model(client, job, inputs, olds.get(Output.TUNED_MODEL))
         return UpdateResult(self._outputs(inputs, job, metrics, olds.get(Output.VALIDATION)))
 
     # ------------------------------------------------------------------ delete

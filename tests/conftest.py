@@ -76,8 +76,9 @@ def emulator_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[s
 @pytest.fixture
 def stack(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     """An isolated local stack (tests/engine.py), started with `local start` and stopped after the
-    test. `@pytest.mark.local_stack(program=…, stack=…, step_seconds=…, emulator_args=(…))` sets it
-    up otherwise than the project's `local` stack at the default step."""
+    test, under every hostile reading (`local start --hostile`) unless the marker says `hostile=False`.
+    `@pytest.mark.local_stack(program=…, stack=…, step_seconds=…, emulator_args=(…), hostile=…)` sets
+    it up otherwise than the project's `local` stack at the default step."""
     from engine import STEP_SECONDS, LocalStack, require_engine
 
     require_engine()
@@ -85,8 +86,9 @@ def stack(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     options = dict(marker.kwargs) if marker else {}
     step_seconds = options.pop("step_seconds", STEP_SECONDS)
     emulator_args = options.pop("emulator_args", ())
+    hostile = options.pop("hostile", True)
     local = LocalStack(tmp_path, **options)
-    local.start(step_seconds, *emulator_args)
+    local.start(step_seconds, *emulator_args, hostile=hostile)
     try:
         yield local
     finally:

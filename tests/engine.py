@@ -142,9 +142,11 @@ class LocalStack:
             raise AssertionError(f"tunifolk {' '.join(args)} exited {done.returncode}:\n{result.output}")
         return result
 
-    def start(self, step_seconds: str = STEP_SECONDS, *emulator_args: str) -> None:
-        """`local start` on a free port (with extra emulator options), then `local env`'s environment."""
-        extra = [f"--emulator-arg={arg}" for arg in emulator_args]
+    def start(self, step_seconds: str = STEP_SECONDS, *emulator_args: str, hostile: bool = True) -> None:
+        """`local start` on a free port (with extra emulator options), then `local env`'s environment.
+        `hostile` (the default): every hostile reading of Google's documents at once (`local start
+        --hostile`, docs/google-contract.md), so the engine tests hold the client to the worst reading."""
+        extra = [f"--emulator-arg={arg}" for arg in emulator_args] + (["--hostile"] if hostile else [])
         self.tunifolk("local", "start", "--port", "0", "--step-seconds", step_seconds, *extra)
         self.environment()
 

@@ -89,7 +89,8 @@ def inputs(scorer_uri: str, **over: Any) -> dict[str, Any]:
                 "autorater": {
                     "model": "gemini-2.5-pro",
                     "sampling_count": 4.0,
-                    "prompt": "Rate {{response}}",
+                    "prompt": "Rate {{response}} from -1 to 1 inside <answer></answer>",
+                    "parse": {"type": "regex_extract", "regex": "<answer>(.*?)</answer>"},
                 },
             },
         ],

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from jobs import FAST, PROJECT, checked, fast_emulator, inputs, jobs_in
+from jobs import FAST, PROJECT, checked, exists, fast_emulator, inputs, jobs_in
 from providers.tuning_job import RlftTuningJobProvider
 from tunifolk import operations as ops
 from tunifolk.errors import VertexError
@@ -50,3 +50,28 @@ def test_an_api_never_enabled_stops_create_on_one_line_naming_the_command(
             RlftTuningJobProvider(**FAST).create(checked(inputs(scorer_uri)))
     assert refused.value.service_disabled and "\n" not in str(refused.value)
     assert "gcloud services enable aiplatform.googleapis.com" in str(refused.value)
+
+
+def test_a_continuous_run_named_without_its_version_outputs_and_deletes_only_its_version(
+    gcs: Path, scorer_uri: str, monkeypatch
+) -> None:
+    """The service names the tuned model `models/M` without `@N` (MOD-03): the stack still outputs the
+    version this run made, and destroy deletes that version and nothing of the parent."""
+    with fast_emulator(gcs, "--hostile-reading", "unversioned-model") as emu:
+        monkeypatch.setenv(ENDPOINT_ENV, emu)
+        provider = RlftTuningJobProvider(**FAST)
+        first = provider.create(checked(inputs(scorer_uri)))
+        parent = first.outs["tuned_model"]
+        assert "@" not in parent  # the job made the model: its bare name is the whole of it
+        pre = {"tuned_model_name": parent, "checkpoint_id": "2"}
+        second = provider.create(checked(inputs(scorer_uri, base_model=None, pre_tuned_model=pre)))
+        assert second.outs["tuned_model"] == parent + "@2"
+        again = provider.read(second.id, second.outs)  # a refresh keeps the resolved name
+        assert again.outs["tuned_model"] == parent + "@2"
+
+        provider.delete(second.id, second.outs)
+        assert (
+            not exists(emu, parent + "@2")
+            and exists(emu, parent + "@1")
+            and exists(emu, first.outs["endpoint"])
+        )

@@ -248,6 +248,34 @@ def own_model(model: str, pre_tuned_model: Any, aliases: Iterable[Iterable[str]]
     return names.base(model), True
 
 
+def with_versioned_model(
+    client: VertexClient, job: dict[str, Any], inputs: dict[str, Any], known: Any = None
+) -> dict[str, Any]:
+    """The job with `tunedModel.model` named with its version (`…/models/M@N`) when the service named it
+    bare (MOD-03) and it is a version of the pre-tuned model: what the stack outputs and serves is then
+    exactly this run's version. `known`, the name an earlier read resolved (the resource's output), is
+    kept as it is: later runs add versions that would make the creation times ambiguous. Unchanged when
+    the name has its version, when the model is the job's own, or when the version cannot be told
+    (cleanup then names it rather than guess)."""
+    tuned = job.get("tunedModel") or {}
+    model = tuned.get("model")
+    pre_tuned = inputs.get(Input.PRE_TUNED_MODEL)
+    if not isinstance(model, str) or names.version(model):
+        return job
+    if isinstance(known, str) and names.version(known) and names.base(known) == names.base(model):
+        return {**job, "tunedModel": {**tuned, "model": known}}
+    name, whole = own_model(model, pre_tuned, project_aliases(job, inputs))
+    if whole:
+        return job
+    parent = pre_tuned.get(PreTuned.TUNED_MODEL_NAME) if isinstance(pre_tuned, dict) else ""
+    try:
+        versions = {str(v.get("versionId")): v for v in client.list_model_versions(name)}
+        own = _version_made_by(job, versions, names.version(parent or ""))
+    except (TunifolkError, OSError):
+        return job
+    return {**job, "tunedModel": {**tuned, "model": f"{name}@{own}"}} if own else job
+
+
 def project_aliases(job: dict[str, Any], props: dict[str, Any]) -> list[set[str]]:
     """The project's ID (from config) and number (from the job's name, as the service answers it)."""
     number = names.project_of(str(job.get("name") or props.get("job") or ""))

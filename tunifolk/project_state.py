@@ -214,13 +214,23 @@ class ProjectState:
         except (OSError, ValueError, KeyError, TypeError):
             return DEFAULT_ENABLE_SECONDS
 
-    def make_fresh(self, enable_seconds: float) -> None:
-        """A project never used: no API enabled beyond Google's defaults, no service agent."""
+    def propagation_seconds(self) -> float:
+        """Seconds an API still refuses calls after its enable applied (the hostile reading; 0 else)."""
+        try:
+            return float(json.loads((self.root / FRESH_FILE).read_text()).get("propagationSeconds", 0.0))
+        except (OSError, ValueError, TypeError, AttributeError):
+            return 0.0
+
+    def make_fresh(self, enable_seconds: float, propagation_seconds: float = 0.0) -> None:
+        """A project never used: no API enabled beyond Google's defaults, no service agent. With
+        `propagation_seconds`, an enabled API goes on refusing calls that long after the enable applied
+        (Google's SERVICE_DISABLED text asks to "wait a few minutes for the action to propagate")."""
         self.root.mkdir(parents=True, exist_ok=True)
         for folder in ("apis", "agents"):
             for path in sorted((self.root / folder).glob("*/*")):
                 path.unlink()
-        (self.root / FRESH_FILE).write_text(json.dumps({"enableSeconds": enable_seconds}) + "\n")
+        settings = {"enableSeconds": enable_seconds, "propagationSeconds": propagation_seconds}
+        (self.root / FRESH_FILE).write_text(json.dumps(settings) + "\n")
 
     # ------------------------------------------------------------------ APIs
 
@@ -235,8 +245,8 @@ class ProjectState:
         ids = [p.name for p in folder.iterdir()] if folder.exists() else []
         return [i for i in ids if local_project_number(i) == project] or [project]
 
-    def enabled(self, project: str, service: str) -> bool:
-        """Whether calls to `service` in `project` (ID or number) are served now."""
+    def enabled(self, project: str, service: str, lag: float = 0.0) -> bool:
+        """Whether `service` in `project` (ID or number) is enabled, `lag` seconds past its enable."""
         if not self.fresh or service in DEFAULT_ON:
             return True
         for pid in self._project_ids(project):
@@ -244,9 +254,15 @@ class ProjectState:
                 ready = self._api_file(pid, service).read_text().strip()
             except OSError:
                 continue
-            if not ready or float(ready) <= time.time():
+            if not ready or float(ready) + lag <= time.time():
                 return True
         return False
+
+    def serving(self, project: str, service: str) -> bool:
+        """Whether calls to `service` are served: enabled, and past the hostile propagation lag (the
+        emulator's Vertex calls; the gcp stand-in's resources wait for the enable only, as pulumi-gcp's
+        provider does)."""
+        return self.enabled(project, service, self.propagation_seconds())
 
     def enable(self, project: str, service: str) -> float:
         """Start enabling `service`; return the epoch second it applies (now, outside a fresh project)."""

@@ -122,7 +122,7 @@ class Emulator:
         if version not in ("v1beta1", "v1"):
             return html_response(HTML_404.format(path=path), 404)
         number = project_of(rest)
-        if self.project is not None and number and not self.project.enabled(number, API):
+        if self.project is not None and number and not self.project.serving(number, API):
             return service_disabled(API, number)
         matched_path = False
         for method, rx, handler, v1_ok in self.routes:

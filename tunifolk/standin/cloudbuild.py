@@ -367,7 +367,7 @@ def routes(
     def disabled(request: Request) -> Response | None:
         """Google's SERVICE_DISABLED when Cloud Build is off in the path's project, else None."""
         name = request.path_params["project"]
-        if project is None or project.enabled(name, API):
+        if project is None or project.serving(name, API):
             return None
         return service_disabled(API, name if name.isdigit() else local_project_number(name))
 

@@ -135,6 +135,14 @@ def register(subcommands: argparse._SubParsersAction) -> None:
         "or --emulator-arg=--lro-error-rate=0.5; see python -m emulator --help",
     )
     start.add_argument(
+        "--hostile",
+        action="store_true",
+        help="play every hostile reading of Google's documents at once (docs/google-contract.md): the "
+        "emulator's `--hostile` (the job id as the reward guide spells it, a missing grant as a bare NaN, "
+        "model names without @N, no per-reward series, a judge that writes sentences) and, with "
+        "--fresh-project, APIs that still refuse calls for a while after they are enabled",
+    )
+    start.add_argument(
         "--fresh-project",
         action="store_true",
         help="play a Google Cloud project that has never been used: every API the stack needs is off "
@@ -369,11 +377,14 @@ def start_servers(args: argparse.Namespace) -> int:
     if args.step_seconds < 0:
         raise LocalError(f"--step-seconds {args.step_seconds}: give a number of seconds >= 0", USAGE)
     if args.fresh_project:
-        make_fresh(args.api_enable_seconds)
+        make_fresh(args.api_enable_seconds, HOSTILE_PROPAGATION_SECONDS if args.hostile else 0.0)
     scale = time_scale() if args.time_scale is None else args.time_scale
     if scale <= 0:
         raise LocalError(f"--time-scale {args.time_scale}: give a factor above 0 (1 is Google's pace)", USAGE)
-    url, started = start_emulator(port, args.step_seconds, [f"--time-scale={scale:g}", *args.emulator_arg])
+    hostile = ["--hostile"] if args.hostile else []
+    url, started = start_emulator(
+        port, args.step_seconds, [f"--time-scale={scale:g}", *hostile, *args.emulator_arg]
+    )
     if started:  # what `local env` exports to the engine's plugins: the emulator's own scale
         (local_dir() / TIME_SCALE_FILE).write_text(f"{scale:g}\n")
     elif args.time_scale is not None and f"{scale:g}" != f"{recorded_time_scale():g}":
@@ -392,7 +403,12 @@ def start_servers(args: argparse.Namespace) -> int:
     return 0
 
 
-def make_fresh(enable_seconds: float) -> None:
+HOSTILE_PROPAGATION_SECONDS = 2.0
+"""With --hostile --fresh-project: seconds an API still refuses calls after its enable applied (Google's
+SERVICE_DISABLED text: "If you enabled this API recently, wait a few minutes", scaled down)."""
+
+
+def make_fresh(enable_seconds: float, propagation_seconds: float = 0.0) -> None:
     """The stand-ins become a project never used (APIs off, no agent), unless they hold resources: a
     project with a deployed stack in it has been used."""
     if enable_seconds < 0:
@@ -403,7 +419,7 @@ def make_fresh(enable_seconds: float) -> None:
             f"--fresh-project: the stand-in holds {len(held)} resources of a deployed stack "
             f"({standin.state_dir()}): run pulumi destroy first"
         )
-    ProjectState(standin.state_dir()).make_fresh(enable_seconds)
+    ProjectState(standin.state_dir()).make_fresh(enable_seconds, propagation_seconds)
     print(f"fresh project: APIs off and no service agent until created (enable takes {enable_seconds:g}s)")
 
 
