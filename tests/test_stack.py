@@ -17,6 +17,7 @@ import pytest
 from mocked_program import JOB, PROJECT_NUMBER, GoogleMocks, Recorder, run_program, stack_config
 from tunifolk import policy_rules as policy
 from tunifolk import stack
+from tunifolk.project_state import STACK_APIS
 
 EU_ONE_REWARD = {
     **stack_config("dev"),
@@ -57,7 +58,7 @@ def test_dev_stack_graph(dev) -> None:
     assert types == sorted(
         [
             "tunifolk:project:EnabledApis",  # tunifolk:enableApis defaults to true (a fresh project)
-            *["gcp:projects/service:Service"] * 7,
+            *["gcp:projects/service:Service"] * len(STACK_APIS),
             "gcp:projects/serviceIdentity:ServiceIdentity",
             "tunifolk:data:TuningDataset",
             "gcp:storage/bucket:Bucket",

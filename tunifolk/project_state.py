@@ -82,15 +82,15 @@ STACK_APIS = (
     "artifactregistry.googleapis.com",  # where the scorer image lives
     "cloudbuild.googleapis.com",  # where the scorer image is built (providers/scorer_image.py)
     "cloudresourcemanager.googleapis.com",  # the project number for the tuning agent's grant
+    # on by default only in projects the console or gcloud made, not one made through the API or
+    # Terraform (Service Usage's "Services enabled by default"): enabled too, harmless when on
+    "logging.googleapis.com",  # the rollout ledger's sink (components/ledger.py)
+    "bigquery.googleapis.com",  # the rollout ledger's dataset
 )
 """The APIs the stack enables (components/apis.py, `tunifolk:enableApis`) and `tunifolk doctor` checks:
 one list, here below both, since the CLI may not import the program's components."""
 
-STACK_DEFAULT_APIS = (
-    "serviceusage.googleapis.com",  # every enable, and doctor's own reads
-    "logging.googleapis.com",  # the rollout ledger's sink (components/ledger.py)
-    "bigquery.googleapis.com",  # the rollout ledger's dataset
-)
+STACK_DEFAULT_APIS = ("serviceusage.googleapis.com",)  # every enable, and doctor's own reads
 """APIs the stack uses but does not enable, because Google turns them on in every new project
 (`DEFAULT_ON`): an organisation or a person may still have turned one off, which doctor reports."""
 
