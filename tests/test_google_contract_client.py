@@ -238,3 +238,11 @@ def test_a_base_model_googles_rlft_pages_do_not_name_warns(model: str, warned: b
     report = check_inputs(inputs)
     assert report.ok
     assert any("base models Google's RLFT pages name" in w for w in report.warnings) is warned
+
+
+def test_europe_west4_is_accepted_and_warns_that_googles_overview_does_not_list_it() -> None:
+    inputs = base_inputs()
+    assert not any("RLFT overview lists" in w for w in check_inputs(inputs).warnings)
+    inputs["location"] = "europe-west4"
+    report = check_inputs(inputs)
+    assert report.ok and any("RLFT overview lists only us-central1" in w for w in report.warnings)

@@ -459,6 +459,12 @@ def warnings(n: dict[str, Any]) -> list[str]:
                 "HIGH thinking: the cap includes thinking tokens and can truncate answers; a lower cap "
                 "saves nothing, since generations are billed by their real length"
             )
+    location, listed = n.get(Input.LOCATION), limits.GUIDE_TUNING_LOCATIONS
+    if isinstance(location, str) and location in limits.TUNING_LOCATIONS and location not in listed:
+        out.append(
+            f"location {location}: Google's RLFT overview lists only {', '.join(listed)} for tuning; "
+            "the notebook this project started from saw it work, but Vertex may refuse it at create"
+        )
     base = n.get(Input.BASE_MODEL)
     if (
         isinstance(base, str)

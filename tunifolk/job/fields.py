@@ -215,7 +215,13 @@ SCORERS = (
                 "the judge, e.g. gemini-2.5-pro (without it each reward call errors: docs/vertex.md, edge 5)",
                 required=True,
             ),
-            Field(Scorer.PROMPT, Kind.STR, "the judge prompt, with {{response}}", required=True),
+            Field(
+                Scorer.PROMPT,
+                Kind.STR,
+                "the judge prompt: Google fills {{response}}, {{prompt}}, {{system_instruction}} and "
+                "{{references.KEY}} (a dataset line's reference)",
+                required=True,
+            ),
             Field(
                 Scorer.SAMPLING_COUNT,
                 Kind.INT,
