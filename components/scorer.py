@@ -26,6 +26,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp
@@ -33,6 +34,7 @@ import pulumi_gcp as gcp
 from providers.scorer_image import ScorerImage
 from tunifolk import cloudbuild, cloudrun_limits, image, invoker
 from tunifolk.agents import tuning_agent
+from tunifolk.job.field_names import Stack
 from tunifolk.stack import ScorerConfig
 from tunifolk.vertex_hosts import ENDPOINT_ENV
 
@@ -66,6 +68,23 @@ def mutable_tag_warning(ref: str) -> str | None:
         "whatever it named when Cloud Run resolved it; give the image by digest (…@sha256:…), or unset "
         "it to have the stack build this checkout's scorer"
     )
+
+
+def base_images(cfg: Any) -> dict[str, str] | None:
+    """`tunifolk:scorer.baseImages` as the build takes it (`{build, serve}`, each by digest), or None:
+    then Cloud Build pulls the Dockerfile's bases by tag, which can move, and the program warns once."""
+    pinned = getattr(cfg, "base_images", None)
+    if pinned:
+        return {Stack.BUILD: pinned[Stack.BUILD], Stack.SERVE: pinned[Stack.SERVE]}
+    if os.environ.get(ENDPOINT_ENV):  # the local stack: the stand-in builds on Debian bases it makes
+        return None
+    pulumi.warn(
+        "tunifolk:scorer.baseImages is not set: Cloud Build builds the scorer on the Dockerfile's "
+        "python:3.11 and python:3.11-slim by tag, which can move; pin them by digest (docs/image.md): "
+        "pulumi config set --path tunifolk:scorer.baseImages.build python:3.11@$(crane digest python:3.11), "
+        "and .serve likewise with python:3.11-slim"
+    )
+    return None
 
 
 def processes(cpu: str) -> int:
@@ -215,6 +234,7 @@ class RewardScorer(pulumi.ComponentResource):
                 "project": args.project,
                 "location": args.region,
                 "service_account": account.email,
+                **({"base_images": bases} if (bases := base_images(args.config)) else {}),
             },
             # After the bucket's component is done, grants included: a build takes minutes, and an
             # up that fails on a grant while the build's step is being set up ends in the SDK's

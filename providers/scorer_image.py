@@ -44,7 +44,10 @@ from tunifolk import operations as ops
 from tunifolk.errors import TunifolkError, VertexError
 from tunifolk.vertex import VertexClient
 
-INPUTS = ("context_digest", "repository", "bucket", "project", "location", "service_account")
+INPUTS = ("context_digest", "repository", "bucket", "project", "location", "service_account", "base_images")
+OPTIONAL = frozenset({"base_images"})
+"""`base_images`: `{build, serve}` by digest (`tunifolk:scorer.baseImages`), or absent: the Dockerfile's
+tags. A change of bases is a new build, as a change of context is."""
 """`repository` is the registry path (`REGION-docker.pkg.dev/PROJECT/REPO`); `location` Cloud Build's
 region; the builds run in `project`, as `service_account` (the build account's email). A state written
 before `service_account` existed diffs as an update, which adopts the build of the same context."""
@@ -62,7 +65,9 @@ class ScorerImageProvider(ResourceProvider):
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         inputs = {k: news.get(k) for k in INPUTS}
         failures = [
-            pulumi.dynamic.CheckFailure(k, f"{k} is required") for k, v in inputs.items() if v in (None, "")
+            pulumi.dynamic.CheckFailure(k, f"{k} is required")
+            for k, v in inputs.items()
+            if v in (None, "") and k not in OPTIONAL
         ]
         return CheckResult(inputs, failures)
 
@@ -86,7 +91,10 @@ class ScorerImageProvider(ResourceProvider):
         digest, project, location = props["context_digest"], props["project"], props["location"]
         with VertexClient(on_retry=ops.say) as client:
             builds = cloudbuild.CloudBuild(client)
-            found_builds = ops.while_enabling(client, lambda: list(builds.find(project, location, digest)))
+            bases = props.get("base_images") or None
+            found_builds = ops.while_enabling(
+                client, lambda: list(builds.find(project, location, digest, bases))
+            )
             for found in found_builds:
                 if found.get("status") == "SUCCESS" and _pushed_to(found, props["repository"]):
                     ops.say(f"scorer image: adopting build {found['id']} of this context")
@@ -108,6 +116,7 @@ class ScorerImageProvider(ResourceProvider):
                 props["repository"],
                 digest,
                 cloudbuild.service_account_name(project, account),
+                bases,
             )
             try:
                 op = builds.create(project, location, body)
@@ -141,7 +150,7 @@ class ScorerImageProvider(ResourceProvider):
 
     @staticmethod
     def _outputs(props: dict[str, Any], build: dict[str, Any]) -> dict[str, Any]:
-        inputs = {k: props[k] for k in INPUTS}
+        inputs = {k: props.get(k) for k in INPUTS}
         return {
             **inputs,
             "image": cloudbuild.image_of(build),
@@ -189,5 +198,5 @@ class ScorerImage(pulumi.dynamic.Resource, module="tunifolk", name="ScorerImage"
         *,
         poll_seconds: float = 5.0,
     ) -> None:
-        props: dict[str, Any] = {**{k: args[k] for k in INPUTS}, **dict.fromkeys(OUTPUTS)}
+        props: dict[str, Any] = {**{k: args.get(k) for k in INPUTS}, **dict.fromkeys(OUTPUTS)}
         super().__init__(ScorerImageProvider(poll_seconds=poll_seconds), resource_name, props, opts)

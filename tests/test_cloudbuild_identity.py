@@ -21,9 +21,8 @@ No podman needed: every build here fails, or is refused, before a step would run
 from __future__ import annotations
 
 import time
-from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 import requests
@@ -54,59 +53,6 @@ def test_the_body_names_the_build_account_and_cloud_logging() -> None:
     assert body["serviceAccount"] == f"projects/{PROJECT}/serviceAccounts/{EMAIL}"
     assert body["options"] == {"logging": "CLOUD_LOGGING_ONLY"}
     assert "logsBucket" not in body  # Cloud Logging: no bucket of ours to keep logs in
-
-
-class _Calls:
-    """Cloud Build as the provider sees it: no build of this context yet; records what create sends."""
-
-    sent: ClassVar[list[dict[str, Any]]] = []
-
-    def __init__(self, _client: Any) -> None:
-        pass
-
-    def find(self, *_args: Any) -> list[dict[str, Any]]:
-        return []
-
-    def upload(self, *_args: Any) -> dict[str, Any]:
-        return {}
-
-    def create(self, _project: str, _location: str, body: dict[str, Any]) -> dict[str, Any]:
-        self.sent.append(body)
-        digest = f"sha256:{'1' * 64}"
-        build = {
-            "id": "b-1",
-            "status": "SUCCESS",
-            "results": {"images": [{"name": body["images"][0], "digest": digest}]},
-        }
-        return {"name": "operations/1", "done": True, "response": build}
-
-    def wait(self, op: dict[str, Any], *_args: Any) -> dict[str, Any]:
-        return op["response"]
-
-
-def test_the_provider_builds_as_the_account_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
-    import providers.scorer_image as module
-
-    monkeypatch.chdir(ROOT)  # the provider hashes and archives the program's directory
-    monkeypatch.setattr(module, "VertexClient", lambda **_kw: nullcontext(None))
-    monkeypatch.setattr(module.cloudbuild, "CloudBuild", _Calls)
-    _Calls.sent.clear()
-    props = {
-        "context_digest": image.context_digest(ROOT),
-        "repository": REPOSITORY,
-        "bucket": BUCKET,
-        "project": PROJECT,
-        "location": LOCATION,
-        "service_account": EMAIL,
-    }
-    provider = module.ScorerImageProvider(poll_seconds=0.01)
-    assert provider.check({}, props).failures == []
-    assert provider.check({}, {**props, "service_account": ""}).failures  # required
-    outputs = provider.create(props).outs
-    (body,) = _Calls.sent
-    assert body["serviceAccount"] == ACCOUNT
-    assert body["options"]["logging"] == cloudbuild.LOGGING
-    assert outputs["service_account"] == EMAIL and outputs["image"].startswith(f"{REPOSITORY}/scorer@")
 
 
 def test_a_refused_create_names_act_as_and_the_regions_in_one_line() -> None:
@@ -339,3 +285,42 @@ def test_build_account_ids_are_per_stack_and_valid(stack_name: str) -> None:
     built = build_account_id(stack_name)
     assert re.fullmatch(r"[a-z][a-z0-9-]{4,28}[a-z0-9]", built), built
     assert built != account_id(stack_name)  # never the scorer's own account
+
+
+# --------------------------------------------------------------------------- pinned bases
+
+BASES = {"build": "python:3.11@sha256:" + "a" * 64, "serve": "python:3.11-slim@sha256:" + "b" * 64}
+
+
+def test_pinned_bases_reach_the_build_as_the_dockerfiles_args_and_make_another_build() -> None:
+    body = cloudbuild.build_body(BUCKET, REPOSITORY, "ab" * 32, ACCOUNT, BASES)
+    validate_in("cloudbuild.v1", "Build", body)
+    args = body["steps"][0]["args"]
+    assert f"--build-arg=BUILD_IMAGE={BASES['build']}" in args
+    assert f"--build-arg=BASE_IMAGE={BASES['serve']}" in args
+    unpinned = cloudbuild.build_body(BUCKET, REPOSITORY, "ab" * 32, ACCOUNT)
+    assert not any(a.startswith("--build-arg") for a in unpinned["steps"][0]["args"])
+    assert unpinned["tags"] == [cloudbuild.build_tag("ab" * 32)]  # builds made before pinning are found
+    assert body["tags"] != unpinned["tags"] and body["images"] != unpinned["images"]  # bases: a new build
+    assert body["source"] == unpinned["source"]  # the same sources
+
+
+def test_the_stack_pins_the_bases_it_is_given_and_warns_on_a_real_project_when_it_is_not(monkeypatch) -> None:
+    import yaml
+
+    from components import scorer as component
+    from tunifolk import stack
+    from tunifolk.errors import ConfigError
+
+    config = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())["config"]
+    config["tunifolk:scorer"] = {**config["tunifolk:scorer"], "baseImages": dict(BASES)}
+    assert component.base_images(stack.parse(config).scorer) == BASES
+    config["tunifolk:scorer"]["baseImages"]["serve"] = "python:3.11-slim"
+    with pytest.raises(ConfigError, match=r"baseImages\.serve .* is not an image by digest"):
+        stack.parse(config)
+    said: list[str] = []
+    monkeypatch.setattr(component.pulumi, "warn", said.append)
+    monkeypatch.delenv("TUNIFOLK_VERTEX_ENDPOINT", raising=False)
+    del config["tunifolk:scorer"]["baseImages"]
+    assert component.base_images(stack.parse(config).scorer) is None
+    assert len(said) == 1 and "crane digest" in said[0] and "\n" not in said[0]

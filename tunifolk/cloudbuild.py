@@ -16,7 +16,9 @@ the client's: a token only to `https://*.googleapis.com`, never to another URL, 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
+import json
 import tarfile
 import time
 from collections.abc import Callable
@@ -119,19 +121,38 @@ def service_account_name(project: str, email: str) -> str:
     return f"projects/{project}/serviceAccounts/{email}"
 
 
+BASE_ARGS = {"build": "BUILD_IMAGE", "serve": "BASE_IMAGE"}
+"""`tunifolk:scorer.baseImages` keys → the Dockerfile's ARGs (scorer/Dockerfile)."""
+
+
+def build_key(context_digest: str, bases: dict[str, str] | None = None) -> str:
+    """What decides a build: the context's digest, and the bases when pinned (an unpinned build keeps
+    the context digest alone, so builds made before bases could be pinned are still found)."""
+    if not bases:
+        return context_digest
+    blob = context_digest + "\0" + json.dumps(bases, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
 def build_body(
-    bucket: str, repository_path: str, context_digest: str, service_account: str | None = None
+    bucket: str,
+    repository_path: str,
+    context_digest: str,
+    service_account: str | None = None,
+    bases: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """A Build (cloudbuild v1): `docker build` of the archive in `bucket`, pushed to the repository
     under a docker tag of the context digest, and tagged (Build.tags) with it. With
     `service_account` (`service_account_name`) the build runs as that account and logs to Cloud
     Logging only, as Google requires of a build that names its account (LOGGING)."""
-    target = f"{repository_path}/{IMAGE_NAME}:ctx-{context_digest[:16]}"
+    key = build_key(context_digest, bases)
+    target = f"{repository_path}/{IMAGE_NAME}:ctx-{key[:16]}"
+    pins = [f"--build-arg={BASE_ARGS[k]}={v}" for k, v in sorted((bases or {}).items())]
     body: dict[str, Any] = {
         "source": {"storageSource": {"bucket": bucket, "object": source_object(context_digest)}},
-        "steps": [{"name": BUILDER, "args": ["build", "-f", DOCKERFILE, "-t", target, "."]}],
+        "steps": [{"name": BUILDER, "args": ["build", *pins, "-f", DOCKERFILE, "-t", target, "."]}],
         "images": [target],
-        "tags": [build_tag(context_digest)],
+        "tags": [build_tag(key)],
         "timeout": BUILD_TIMEOUT,
     }
     if service_account:
@@ -198,10 +219,12 @@ class CloudBuild:
         url = self._url(CLOUDBUILD, f"/v1/projects/{project}/locations/{location}/builds")
         return self.client.request("POST", url, body=body, idempotent=False)
 
-    def find(self, project: str, location: str, context_digest: str) -> list[dict[str, Any]]:
-        """The builds tagged with this context digest, newest first (builds.list with a filter)."""
+    def find(
+        self, project: str, location: str, context_digest: str, bases: dict[str, str] | None = None
+    ) -> list[dict[str, Any]]:
+        """The builds of this context (and bases), newest first (builds.list with a filter)."""
         url = self._url(CLOUDBUILD, f"/v1/projects/{project}/locations/{location}/builds")
-        params = {"filter": f'tags="{build_tag(context_digest)}"', "pageSize": 50}
+        params = {"filter": f'tags="{build_tag(build_key(context_digest, bases))}"', "pageSize": 50}
         return self.client.request("GET", url, params=params).get("builds") or []
 
     def get(self, project: str, location: str, build_id: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -56,6 +57,8 @@ MMDEBSTRAP_OPTIONS = (
 """Essential packages only (no apt: nothing is installed in a running container), /usr merged
 without perl's usrmerge, no documentation or translations (the served image's size)."""
 CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
+IMAGE_BY_DIGEST = re.compile(r"^[^\s@]+@sha256:[0-9a-f]{64}$")
+"""An image reference by digest (`NAME@sha256:<64 hex>`): what cannot move under a build or a deploy."""
 CONTEXT_EXCLUDE = ("*.so", "*.pyc", "_compiled.json")
 """What of ``scorer/`` stays out of the build context: the working tree's compiled modules (the image
 compiles its own in the build stage) and bytecode."""

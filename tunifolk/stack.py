@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tunifolk import cloudrun_limits
+from tunifolk import cloudrun_limits, image
 from tunifolk.errors import ConfigError
 from tunifolk.job import fields as F
 from tunifolk.job.field_names import Example, Input, Stack
@@ -217,7 +217,18 @@ def parse(raw: Mapping[str, Any]) -> StackConfig:
         )
     if config.scorer is not None:
         _check_scorer_limits(config.scorer)
+        _check_base_images(config.scorer)
     return config
+
+
+def _check_base_images(scorer: Any) -> None:
+    """The build's bases, when pinned, are pinned by digest: a tag there would move under the build."""
+    for role, ref in (getattr(scorer, "base_images", None) or {}).items():
+        if not image.IMAGE_BY_DIGEST.match(str(ref)):
+            raise ConfigError(
+                f"{F.NAMESPACE}:scorer.baseImages.{role} {ref!r} is not an image by digest: give "
+                "NAME@sha256:<64 hex digits>, e.g. python:3.11-slim@$(crane digest python:3.11-slim)"
+            )
 
 
 def _check_scorer_limits(scorer: Any) -> None:

@@ -157,3 +157,7 @@ class Stack:
     CPU: Final = "cpu"
     MEMORY: Final = "memory"
     TIMEOUT_SECONDS: Final = "timeout_seconds"
+    BASE_IMAGES: Final = "base_images"
+    # tunifolk:scorer.baseImages: the Dockerfile's two bases, by digest
+    BUILD: Final = "build"
+    SERVE: Final = "serve"

@@ -483,6 +483,20 @@ SCORER = (
     Field(Stack.CPU, Kind.STR, "vCPUs per instance", default="1"),
     Field(Stack.MEMORY, Kind.STR, "memory per instance", default="512Mi"),
     Field(Stack.TIMEOUT_SECONDS, Kind.INT, "request timeout", default=300, low=1),
+    Field(
+        Stack.BASE_IMAGES,
+        Kind.OBJECT,
+        "the bases Cloud Build builds the scorer on, by digest (unset: the Dockerfile's tags, warned)",
+        children=(
+            Field(Stack.BUILD, Kind.STR, "the build stage's base, e.g. python:3.11@sha256:…", required=True),
+            Field(
+                Stack.SERVE,
+                Kind.STR,
+                "the served image's base, e.g. python:3.11-slim@sha256:…",
+                required=True,
+            ),
+        ),
+    ),
 )
 STACK_SETTINGS: tuple[Field, ...] = (
     Field(Stack.DATASET, Kind.OBJECT, "the dataset files", required=True, children=DATASET),
