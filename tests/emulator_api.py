@@ -152,7 +152,11 @@ def autorater_reward(name: str = "poetic_quality", model: str | None = JUDGE) ->
         "rewardName": name,
         "autoraterScorer": {
             "autoraterConfig": config,
-            "autoraterPrompt": "Rate the poem {{response}} from -1 to 1.",
+            "autoraterPrompt": "Rate the poem {{response}} from -1 to 1, inside <answer></answer>.",
+            "autoraterResponseParseConfig": {
+                "parseType": "REGEX_EXTRACT",
+                "regexExtractExpression": "<answer>(.*?)</answer>",
+            },
             "parsedResponseConversionScorer": {},
         },
     }

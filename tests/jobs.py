@@ -61,6 +61,14 @@ def example(i: int = 0) -> dict[str, Any]:
     }
 
 
+PARSED_JUDGE = {
+    "prompt": "Rate {{response}} from -1 to 1 inside <answer></answer>",
+    "parse": {"type": "regex_extract", "regex": "<answer>(.*?)</answer>"},
+}
+"""A judge whose answer is parsed: what survives the emulator's `--hostile-reading judge-prose` (the
+default judge, "Rate {{response}}", read whole, is the one the old states were written with)."""
+
+
 def inputs(scorer_uri: str, **over: Any) -> dict[str, Any]:
     base = {
         "project": PROJECT,
@@ -89,8 +97,7 @@ def inputs(scorer_uri: str, **over: Any) -> dict[str, Any]:
                 "autorater": {
                     "model": "gemini-2.5-pro",
                     "sampling_count": 4.0,
-                    "prompt": "Rate {{response}} from -1 to 1 inside <answer></answer>",
-                    "parse": {"type": "regex_extract", "regex": "<answer>(.*?)</answer>"},
+                    "prompt": "Rate {{response}}",
                 },
             },
         ],

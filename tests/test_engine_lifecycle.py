@@ -18,7 +18,7 @@ import requests
 
 import servers
 from engine import ROOT, LocalStack
-from jobs import inputs, write_dataset
+from jobs import PARSED_JUDGE, inputs, write_dataset
 from polling import job_state
 from tunifolk.job import bodies
 from tunifolk.job.limits import TERMINAL_STATES
@@ -43,7 +43,9 @@ def serving(outputs: dict[str, Any]) -> list[str]:
 def other_spec_job(stack: LocalStack, scorer_uri: str) -> str:
     """A finished job of another spec in the local stack's project, as `tunifolk launch` could leave."""
     write_dataset(stack.gcs, 64)
-    body = bodies.build_tuning_job({**inputs(scorer_uri), "project": "tunifolk-local"})
+    spec = {**inputs(scorer_uri), "project": "tunifolk-local"}
+    spec["rewards"][1]["autorater"].update(PARSED_JUDGE)  # the local stack's emulator plays judge-prose
+    body = bodies.build_tuning_job(spec)
     parent = "projects/tunifolk-local/locations/us-central1"
     job = requests.post(f"{stack.vertex}/v1beta1/{parent}/tuningJobs", json=body, timeout=30).json()
 

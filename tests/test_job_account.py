@@ -14,11 +14,17 @@ ACCOUNT = "tunifolk-tuner@tunifolk-dev.iam.gserviceaccount.com"
 AGENT = f"serviceAccount:service-{PROJECT_NUMBER}@gcp-sa-vertex-tune.iam.gserviceaccount.com"
 
 
+def dataset_readers(resources: list) -> list:
+    """The dataset's read grants (the build account's read of its source archive is another grant)."""
+    grants = by_type(resources, "gcp:storage/bucketIAMMember:BucketIAMMember")
+    return [r for r in grants if "tunifolk:data:TuningDataset$" in r.urn]
+
+
 def test_a_job_account_is_granted_beside_the_agent_and_the_job_waits_for_all() -> None:
     mocks, monitor, _, _ = run_program({**stack_config("dev"), "tunifolk:serviceAccount": ACCOUNT})
     resources = graph(monitor)
     invokers = by_type(resources, "gcp:cloudrunv2/serviceIamMember:ServiceIamMember")
-    readers = by_type(resources, "gcp:storage/bucketIAMMember:BucketIAMMember")
+    readers = dataset_readers(resources)
     assert sorted(r.inputs["member"] for r in invokers) == [AGENT, f"serviceAccount:{ACCOUNT}"]
     assert sorted(r.inputs["member"] for r in readers) == [AGENT, f"serviceAccount:{ACCOUNT}"]
     assert {r.inputs["role"] for r in invokers} == {"roles/run.invoker"}
@@ -31,8 +37,6 @@ def test_a_job_account_is_granted_beside_the_agent_and_the_job_waits_for_all() -
 def test_without_a_job_account_only_the_agent_is_granted() -> None:
     _, monitor, _, _ = run_program(stack_config("dev"))
     resources = graph(monitor)
-    for typ in (
-        "gcp:cloudrunv2/serviceIamMember:ServiceIamMember",
-        "gcp:storage/bucketIAMMember:BucketIAMMember",
-    ):
-        assert [r.inputs["member"] for r in by_type(resources, typ)] == [AGENT]
+    invokers = by_type(resources, "gcp:cloudrunv2/serviceIamMember:ServiceIamMember")
+    for grants in (invokers, dataset_readers(resources)):
+        assert [r.inputs["member"] for r in grants] == [AGENT]

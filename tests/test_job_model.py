@@ -166,7 +166,13 @@ def test_every_row_is_named_by_one_constant_of_field_names() -> None:
     """Code names fields by these constants: a row named otherwise could not be looked up so, and a
     constant no row uses would name nothing."""
     groups = (field_names.Input, field_names.Hyper, field_names.PreTuned, field_names.Reward)
-    groups += (field_names.Parse, field_names.Scorer, field_names.Example, field_names.Output)
+    groups += (
+        field_names.Parse,
+        field_names.Scorer,
+        field_names.Example,
+        field_names.Output,
+        field_names.Generation,
+    )
     constants = {v for g in (*groups, field_names.Stack) for k, v in vars(g).items() if k.isupper()}
     rows: set[str] = set()
 
