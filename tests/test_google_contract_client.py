@@ -246,3 +246,41 @@ def test_europe_west4_is_accepted_and_warns_that_googles_overview_does_not_list_
     inputs["location"] = "europe-west4"
     report = check_inputs(inputs)
     assert report.ok and any("RLFT overview lists only us-central1" in w for w in report.warnings)
+
+
+def test_multimodal_data_caps_batch_times_samples_at_1024() -> None:
+    inputs = base_inputs()
+    inputs["hyper_parameters"].update(batch_size=128, samples_per_prompt=16)  # 2,048: text allows it
+    assert check_inputs(inputs).ok
+    image = {"fileData": {"mimeType": "image/png", "fileUri": "gs://b/a.png"}}
+    inputs["validation_example"]["example"]["contents"][0]["parts"].append(image)
+    (failure,) = check_inputs(inputs).failures
+    assert (
+        failure[0] == "hyper_parameters.samples_per_prompt" and "at most 1024 (multimodal data)" in failure[1]
+    )
+
+
+@pytest.mark.parametrize(
+    ("labels", "ok"),
+    [
+        ({"team": "poetry"}, True),
+        ({"فريق": "شعر"}, True),  # international lowercase letters are allowed
+        ({"équipe": "poésie-1"}, True),
+        ({"Team": "poetry"}, False),
+        ({"team": "Poetry"}, False),
+        ({"1team": "x"}, False),
+        ({"team": "a" * 65}, False),
+    ],
+)
+def test_labels_take_international_lowercase_letters_as_google_does(labels: dict, ok: bool) -> None:
+    inputs = base_inputs()
+    inputs["labels"] = labels
+    assert check_inputs(inputs).ok is ok
+
+
+def test_a_display_name_over_128_characters_fails_at_preview() -> None:
+    inputs = base_inputs()
+    inputs["tuned_model_display_name"] = "m" * 128
+    assert check_inputs(inputs).ok
+    inputs["tuned_model_display_name"] = "m" * 129
+    assert [p for p, _ in check_inputs(inputs).failures] == ["tuned_model_display_name"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tunifolk.job.limits import label_ok
 from tunifolk.job.shapes import (
     GENERATE_REQUEST,
     OTHER_SPECS,
@@ -36,7 +37,6 @@ from .limits import (
     DEFAULT_SAMPLES_PER_PROMPT,
     LEARNING_RATE_RANGE,
     MAX_BATCH_SAMPLES,
-    MAX_LABEL_LENGTH,
     MAX_OUTPUT_TOKENS,
     TUNING_LOCATIONS,
 )
@@ -84,16 +84,13 @@ def _short(value: Any) -> str:
     return text if len(text) < 60 else text[:57] + "..."
 
 
-LABEL_KEY = re.compile(rf"^[a-z][a-z0-9_-]{{0,{MAX_LABEL_LENGTH - 1}}}$")
-LABEL_VALUE = re.compile(rf"^[a-z0-9_-]{{0,{MAX_LABEL_LENGTH}}}$")
-
-
 def check_labels(labels: dict[str, str] | None) -> None:
-    """Label keys and values: up to MAX_LABEL_LENGTH of a-z, 0-9, `_`, `-`; keys start with a letter."""
+    """Label keys and values as the discovery document allows them (`limits.label_ok`: lowercase letters
+    of any script, digits, `_`, `-`, at most MAX_LABEL_LENGTH; keys start with a letter)."""
     for k, v in (labels or {}).items():
-        if not LABEL_KEY.match(k):
+        if not label_ok(str(k), key=True):
             raise BodyError(f"Label key {k!r} is invalid: lowercase letters, digits, '_' and '-' only.")
-        if not LABEL_VALUE.match(v):
+        if not label_ok(str(v), key=False):
             raise BodyError(f"Label value {v!r} for key {k!r} is invalid.")
 
 

@@ -24,7 +24,6 @@ from tunifolk.job.normalize import normalize
 
 Failure = tuple[str, str]
 
-_LABEL_RE = re.compile(r"^[a-z0-9_-]*$")
 _GEMINI_VERSION_RE = re.compile(r"gemini-(\d+)(?:\.(\d+))?")
 
 
@@ -85,6 +84,8 @@ def check_field(f: Field, value: Any, path: str) -> list[Failure]:
     if kind is Kind.STR:
         if not isinstance(value, str) or (f.required and not value.strip()):
             return [(path, f"{f.doc}: must be a non-empty string, got {value!r}")]
+        if f.high is not None and len(value) > f.high:
+            return [(path, f"{f.doc}: at most {f.high:g} characters, got {len(value)}")]
     elif kind in (Kind.INT, Kind.INT64):
         if not wire.is_int(value):
             return [(path, f"must be a whole number, got {value!r}")]
@@ -147,15 +148,15 @@ def _labels(labels: Any, path: str) -> list[Failure]:
         if key == SPEC_LABEL:
             fails.append((where, f"the label {SPEC_LABEL!r} is reserved: tunifolk sets it to the spec hash"))
             continue
-        if not isinstance(key, str) or not key or len(key) > size or not _LABEL_RE.match(key):
+        if not isinstance(key, str) or not limits.label_ok(key, key=False) or not key:
             fails.append(
                 (where, f"label keys: 1-{size} characters of lowercase letters, digits, '_' and '-'")
             )
-        elif not key[0].islower():
+        elif not limits.label_ok(key, key=True):
             fails.append((where, "label keys must start with a lowercase letter"))
         if wire.is_unknown(value):
             continue
-        if not isinstance(value, str) or len(value) > size or not _LABEL_RE.match(value):
+        if not isinstance(value, str) or not limits.label_ok(value, key=False):
             fails.append(
                 (where, f"label values: at most {size} characters of lowercase letters, digits, '_' and '-'")
             )
@@ -203,13 +204,15 @@ def _hyper_parameters(n: dict[str, Any]) -> list[Failure]:
     unknown = wire.is_unknown(hp.get(Hyper.BATCH_SIZE)) or wire.is_unknown(hp.get(Hyper.SAMPLES_PER_PROMPT))
     if not unknown and wire.is_int(batch) and wire.is_int(samples) and batch > 0 and samples > 0:
         product = batch * samples
-        if product % limits.BATCH_SAMPLES_MULTIPLE or product > limits.MAX_BATCH_SAMPLES:
+        cap = limits.MAX_MULTIMODAL_BATCH_SAMPLES if _multimodal(n) else limits.MAX_BATCH_SAMPLES
+        if product % limits.BATCH_SAMPLES_MULTIPLE or product > cap:
             where = Hyper.SAMPLES_PER_PROMPT if Hyper.SAMPLES_PER_PROMPT in hp else Hyper.BATCH_SIZE
             fails.append(
                 (
                     _hp(where),
                     f"batch_size × samples_per_prompt = {product} must be divisible by "
-                    f"{limits.BATCH_SAMPLES_MULTIPLE} and at most {limits.MAX_BATCH_SAMPLES}; "
+                    f"{limits.BATCH_SAMPLES_MULTIPLE} and at most {cap}"
+                    f"{' (multimodal data)' if cap != limits.MAX_BATCH_SAMPLES else ''}; "
                     "e.g. batch_size 32 with samples_per_prompt 16",
                 )
             )
@@ -238,6 +241,23 @@ def _hyper_parameters(n: dict[str, Any]) -> list[Failure]:
             )
         )
     return fails
+
+
+def _multimodal(n: dict[str, Any]) -> bool:
+    """Whether the validation example (the one line of the dataset a preview sees) has a part that is
+    not text: image, audio or video data caps batch × samples at 1,024, not 8,192."""
+    example = (
+        (n.get(Input.VALIDATION_EXAMPLE) or {}).get(Example.EXAMPLE)
+        if isinstance(n.get(Input.VALIDATION_EXAMPLE), dict)
+        else None
+    )
+    contents = example.get("contents") if isinstance(example, dict) else None
+    return any(
+        isinstance(part, dict) and any(k in part for k in limits.MEDIA_PARTS)
+        for content in (contents if isinstance(contents, list) else [])
+        if isinstance(content, dict)
+        for part in (content.get("parts") if isinstance(content.get("parts"), list) else [])
+    )
 
 
 def _gemini_major(model: Any) -> int | None:

@@ -318,7 +318,12 @@ INPUTS: tuple[Field, ...] = (
         choices=limits.TUNING_LOCATIONS,
     ),
     Field(Input.BASE_MODEL, Kind.STR, "the model to tune, e.g. gemini-3.5-flash"),
-    Field(Input.TUNED_MODEL_DISPLAY_NAME, Kind.STR, "the tuned model's name"),
+    Field(
+        Input.TUNED_MODEL_DISPLAY_NAME,
+        Kind.STR,
+        "the tuned model's name",
+        high=limits.MAX_DISPLAY_NAME_LENGTH,
+    ),
     Field(Input.DESCRIPTION, Kind.STR, "the job's description"),
     Field(
         Input.LABELS,

@@ -22,6 +22,10 @@ MAX_TOTAL_STEPS = 500
 #: batchSize × samplesPerPrompt must be a multiple of 16 and at most this (text) (docs/vertex.md, edge 8).
 BATCH_SAMPLES_MULTIPLE = 16
 MAX_BATCH_SAMPLES = 8192
+MAX_MULTIMODAL_BATCH_SAMPLES = 1024
+"""The same product's cap for multimodal data (image, audio, video parts): the hyperparameters page."""
+MEDIA_PARTS = ("fileData", "inlineData")
+"""A Content part that is not text: its example makes the tuning data multimodal."""
 
 #: maxOutputTokens includes thinking tokens (docs/vertex.md, edge 11).
 MAX_OUTPUT_TOKENS = 32768
@@ -35,6 +39,19 @@ MAX_REWARDS = 16
 
 #: Label keys and values: at most 64 characters (Google's label rules).
 MAX_LABEL_LENGTH = 64
+
+#: A tuned model's display name: at most 128 characters (the discovery document's TuningJob).
+MAX_DISPLAY_NAME_LENGTH = 128
+
+
+def label_ok(text: str, key: bool) -> bool:
+    """A label key or value as the discovery document's `TuningJob.labels` allows it: at most
+    MAX_LABEL_LENGTH of lowercase letters (of any script: "International characters are allowed"),
+    digits, `_` and `-`; a key is not empty and starts with a lowercase letter."""
+    if len(text) > MAX_LABEL_LENGTH or (key and not (text and text[0].isalpha() and not text[0].isupper())):
+        return False
+    return all((c.isalpha() and not c.isupper()) or c.isdigit() or c in "_-" for c in text)
+
 
 #: Service defaults used when a hyperparameter or judge setting is not given.
 DEFAULT_BATCH_SIZE = 32
