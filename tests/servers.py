@@ -19,7 +19,7 @@ from pulumi.runtime.proto import provider_pb2_grpc
 
 from tunifolk.cli.local import ROOT, emulator, free_port, scorer
 
-__all__ = ["ROOT", "emulator", "free_port", "scorer", "standin"]
+__all__ = ["ROOT", "configured_standin", "emulator", "free_port", "scorer", "standin"]
 
 
 @contextlib.contextmanager
@@ -43,3 +43,19 @@ def standin(state: Path, gcs: Path) -> Iterator[provider_pb2_grpc.ResourceProvid
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def configured_standin(state: Path, project: str) -> Iterator[provider_pb2_grpc.ResourceProviderStub]:
+    """`standin`, configured as the engine configures it for `project` in us-central1 (its gs:// objects
+    beside `state`)."""
+    from pulumi.runtime.proto import provider_pb2
+
+    from tunifolk.standin.server import to_struct
+
+    with standin(state, state.parent / "gcs") as stub:
+        variables = {"gcp:config:project": project, "gcp:config:region": "us-central1"}
+        stub.Configure(
+            provider_pb2.ConfigureRequest(variables=variables, args=to_struct({"project": project}))
+        )
+        yield stub

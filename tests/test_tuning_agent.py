@@ -53,11 +53,7 @@ def state(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def gcp(state: Path) -> Iterator[provider_pb2_grpc.ResourceProviderStub]:
-    with servers.standin(state, state.parent / "gcs") as stub:
-        variables = {"gcp:config:project": PROJECT, "gcp:config:region": "us-central1"}
-        stub.Configure(
-            provider_pb2.ConfigureRequest(variables=variables, args=to_struct({"project": PROJECT}))
-        )
+    with servers.configured_standin(state, PROJECT) as stub:
         yield stub
 
 
