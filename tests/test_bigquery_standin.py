@@ -87,9 +87,9 @@ def test_only_one_select_of_the_ledger_runs(book: Ledger, sql: str) -> None:
 def test_the_query_connection_itself_reaches_nothing_past_the_parser(book: Ledger, sql: str) -> None:
     """The parser's check is not the only wall: the connection a query runs on refuses files,
     other databases, settings and writes by itself."""
-    reader = book._refresh(book.files("p", "d"))
+    db = book._refresh(book.files("p", "d"))
     with pytest.raises(QueryError):
-        bigquery._run(reader.cursor(), sql, [])
+        bigquery._result(bigquery._run(str(db), sql, [], (5.0, 10, "256MB")))
     assert (
         not Path("/tmp/tunifolk-standin-copy.csv").exists() and not Path("/tmp/tunifolk-standin.db").exists()
     )
@@ -128,3 +128,21 @@ def test_a_records_json_numbers_round_trip(tmp_path: Path) -> None:
     (tmp_path / "a.log").write_bytes(record(3) + orjson.dumps({"other": "line"}) + b"\n")
     page = ask(Ledger([tmp_path]), f"SELECT jsonPayload.job_id, jsonPayload.step FROM {TABLE}")
     assert [[c["v"] for c in row["f"]] for row in page["rows"]] == [["7", "3.0"]]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        f"SELECT length(repeat('a', 4000000000)) FROM {TABLE}",  # one value past DuckDB's memory limit
+        f"SELECT list_sum(range(300000000)) FROM {TABLE}",
+    ],
+)
+def test_a_query_that_would_take_the_machines_memory_stops_and_the_stand_in_answers_on(
+    book: Ledger, sql: str
+) -> None:
+    """A query runs in a process of its own, its address space capped: a value DuckDB's memory limit
+    does not see (it took 4 to 8.5 GiB of the emulator's memory before) ends the query, not the host."""
+    with pytest.raises(QueryError) as stopped:
+        ask(book, sql, timeoutMs=60_000)
+    assert stopped.value.reason in ("resourcesExceeded", "invalidQuery"), stopped.value
+    assert ask(book, f"SELECT count(*) FROM {TABLE}")["rows"][0]["f"][0]["v"] == "6"

@@ -59,15 +59,18 @@ What is imitated, with its source (the BigQuery v2 REST reference):
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import re
+import resource
 import secrets
 import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +100,10 @@ DEFAULT_TIMEOUT_MS = 10_000
 JOB_LIMIT_S = 120.0
 MAX_ROWS = 1_000_000
 QUERY_MEMORY = "512MB"
-"""The stand-in's own limits on one query: time, rows answered, DuckDB memory."""
+QUERY_ADDRESS_SPACE = 2 * 1024**3
+"""The stand-in's own limits on one query: time, rows answered, DuckDB's memory, and the address space
+of the process it runs in (a single huge value, `repeat('a', 2e9)`, is outside DuckDB's own limit)."""
+QUERY_WORKERS = 2
 _LOCKED = {
     "enable_external_access": False,
     "autoinstall_known_extensions": False,
@@ -149,9 +155,9 @@ def _same_project(a: str, b: str) -> bool:
 
 
 class _Job:
-    """One query's run: its future (schema, rows) and the cursor to interrupt."""
+    """One query's run in a query process: its future outcome."""
 
-    def __init__(self, future: Future[tuple[list[dict[str, Any]], list[list[Any]]]]) -> None:
+    def __init__(self, future: Future[Outcome]) -> None:
         self.future = future
 
 
@@ -169,9 +175,9 @@ class Ledger:
         self._rows = 0
         self._work = Path(tempfile.mkdtemp(prefix="tunifolk-bigquery-"))
         self._generation = 0
-        self._reader: duckdb.DuckDBPyConnection | None = None
+        self._db: Path | None = None
         self._jobs: OrderedDict[str, _Job] = OrderedDict()
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bigquery")
+        self._pool: ProcessPoolExecutor | None = None
 
     def _datasets(self, store: Store, project: str, dataset: str) -> list[Any]:
         return [
@@ -215,27 +221,34 @@ class Ledger:
         ]
         return [p for p in logs if p.is_file()]
 
-    def _refresh(self, files: list[Path]) -> duckdb.DuckDBPyConnection:
-        """The read-only, locked connection over the table of `files`, loaded again when one grew.
-        Loading needs file access, so it runs on a connection of its own that writes a database file;
-        queries open that file read-only with every outside access off."""
+    def _refresh(self, files: list[Path]) -> Path:
+        """The database file holding the table of `files`, loaded again when one grew. Loading needs
+        file access, so it runs here; queries open the file read-only, in a process of their own, with
+        every outside access off (`_run`). The two newest files are kept: a query may still read the
+        one before."""
         seen = tuple((str(p), (s := p.stat()).st_size, s.st_mtime_ns) for p in files)
-        if seen == self._seen and self._reader is not None:
-            return self._reader
+        if seen == self._seen and self._db is not None:
+            return self._db
         self._generation += 1
         path = self._work / f"ledger-{self._generation}.duckdb"
         with duckdb.connect(str(path)) as con:
             self._rows = _load(con, files)
-        reader = duckdb.connect(
-            str(path), read_only=True, config={**_LOCKED, "memory_limit": QUERY_MEMORY, "threads": 1}
-        )
-        old, self._reader, self._seen = self._reader, reader, seen
-        if old is not None:
-            old.close()  # queries still running on its cursors fail and say so; the next runs anew
+        self._db, self._seen = path, seen
         for stale in self._work.glob("ledger-*.duckdb"):
-            if stale != path:
-                stale.unlink(missing_ok=True)  # an open file stays readable until it is closed
-        return reader
+            if int(stale.stem.rsplit("-", 1)[1]) < self._generation - 1:
+                stale.unlink(missing_ok=True)
+        return path
+
+    def _workers(self) -> ProcessPoolExecutor:
+        """The query processes (started again when one died: killed at its memory limit, say)."""
+        if self._pool is None or getattr(self._pool, "_broken", False):
+            self._pool = ProcessPoolExecutor(
+                max_workers=QUERY_WORKERS,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_limit_process,
+                initargs=(QUERY_ADDRESS_SPACE,),
+            )
+        return self._pool
 
     def query(self, project: str, request: dict[str, Any]) -> dict[str, Any]:
         """jobs.query: check the SQL, run it (off the caller's thread), answer its first page, or
@@ -258,16 +271,16 @@ class Ledger:
             )
         _guard(sql)
         with self._lock:
-            reader = self._refresh(self.files(owner, dataset))
+            db = self._refresh(self.files(owner, dataset))
             if self.state is not None and not self._rows:
                 raise QueryError(
                     404,
                     "notFound",
                     f"Not found: Table {owner}:{dataset}.{TABLE} was not found in location US",
                 )
-            cursor = reader.cursor()
             job_id = "job_" + secrets.token_hex(10)
-            self._jobs[job_id] = _Job(self._pool.submit(_run, cursor, sql, params))
+            limits = (JOB_LIMIT_S, MAX_ROWS, QUERY_MEMORY)
+            self._jobs[job_id] = _Job(self._workers().submit(_run, str(db), sql, params, limits))
             while len(self._jobs) > KEPT_RESULTS:
                 self._jobs.popitem(last=False)
         return self._answer(
@@ -297,9 +310,16 @@ class Ledger:
             raise QueryError(400, "invalid", f"Invalid timeoutMs {timeout_ms!r}") from None
         reference = {"projectId": project, "jobId": job, "location": "US"}
         try:
-            schema, rows = kept.future.result(timeout=wait)
+            outcome = kept.future.result(timeout=wait)
         except FutureTimeout:
             return {"kind": kind, "jobReference": reference, "jobComplete": False}
+        except BrokenProcessPool:  # the query's process died: its address space ran out
+            raise QueryError(
+                400,
+                "resourcesExceeded",
+                "Resources exceeded during query execution: the stand-in's memory limit",
+            ) from None
+        schema, rows = _result(outcome)
         return _page(kind, reference, schema, rows, max_results, start)
 
 
@@ -395,31 +415,50 @@ def _googlesql_signature(call: dict[str, Any]) -> None:
             )
 
 
-def _run(
-    cursor: duckdb.DuckDBPyConnection, sql: str, params: list[Any]
-) -> tuple[list[dict[str, Any]], list[list[Any]]]:
-    """Run one query on its cursor, interrupted at JOB_LIMIT_S; its schema and converted rows."""
-    timer = threading.Timer(JOB_LIMIT_S, cursor.interrupt)
-    timer.start()
+Outcome = tuple[Any, ...]
+"""What a query's process sends back: ("ok", schema, rows) or ("error", status, reason, message)."""
+
+
+def _limit_process(address_space: int) -> None:
+    """In a query's process: cap its address space, so that no value DuckDB builds takes the machine."""
+    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+
+
+def _run(db: str, sql: str, params: list[Any], limits: tuple[float, int, str]) -> Outcome:
+    """Run one query on a read-only, locked connection to `db`, interrupted at its time limit: the
+    schema and converted rows, or the error as BigQuery would name it. In a process of its own (the
+    stand-in's `_workers`); the outcome is plain data, since it crosses back by pickle."""
+    seconds, max_rows, memory = limits
+    config = {**_LOCKED, "memory_limit": memory, "threads": 1}
     try:
-        rel = cursor.sql(sql, params=params or None)
-        if rel is None:
-            raise QueryError(400, "invalidQuery", "not a query")
-        schema = [_field(n, t) for n, t in zip(rel.columns, rel.types, strict=True)]
-        convs = [_converter(f) for f in schema]
-        found = rel.limit(MAX_ROWS + 1).fetchall()
-        if len(found) > MAX_ROWS:
-            raise QueryError(403, "responseTooLarge", f"Response too large to return: over {MAX_ROWS} rows")
-        return schema, [[c(v) for c, v in zip(convs, row, strict=True)] for row in found]
+        with duckdb.connect(db, read_only=True, config=config) as con:
+            timer = threading.Timer(seconds, con.interrupt)
+            timer.start()
+            try:
+                rel = con.sql(sql, params=params or None)
+                if rel is None:
+                    return ("error", 400, "invalidQuery", "not a query")
+                schema = [_field(n, t) for n, t in zip(rel.columns, rel.types, strict=True)]
+                convs = [_converter(f) for f in schema]
+                found = rel.limit(max_rows + 1).fetchall()
+            finally:
+                timer.cancel()
     except duckdb.InterruptException:
-        raise QueryError(
-            400, "timeout", f"Query exceeded the stand-in's limit of {JOB_LIMIT_S:.0f}s"
-        ) from None
+        return ("error", 400, "timeout", f"Query exceeded the stand-in's limit of {seconds:.0f}s")
+    except (duckdb.OutOfMemoryException, MemoryError):
+        return ("error", 400, "resourcesExceeded", "Resources exceeded during query execution")
     except duckdb.Error as exc:
-        raise QueryError(400, "invalidQuery", str(exc).splitlines()[0]) from None
-    finally:
-        timer.cancel()
-        cursor.close()
+        return ("error", 400, "invalidQuery", str(exc).splitlines()[0])
+    if len(found) > max_rows:
+        return ("error", 403, "responseTooLarge", f"Response too large to return: over {max_rows} rows")
+    return ("ok", schema, [[c(v) for c, v in zip(convs, row, strict=True)] for row in found])
+
+
+def _result(outcome: Outcome) -> tuple[list[dict[str, Any]], list[list[Any]]]:
+    """A query's outcome as (schema, rows), or its QueryError raised."""
+    if outcome[0] == "error":
+        raise QueryError(*outcome[1:])
+    return outcome[1], outcome[2]
 
 
 def _dataset_missing(project: str, dataset: str) -> QueryError:
