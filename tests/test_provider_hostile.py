@@ -75,3 +75,28 @@ def test_a_continuous_run_named_without_its_version_outputs_and_deletes_only_its
             and exists(emu, parent + "@1")
             and exists(emu, first.outs["endpoint"])
         )
+
+
+def test_a_continuous_run_with_a_display_name_of_its_own_makes_a_model_it_owns_whole(
+    gcs: Path, scorer_uri: str, monkeypatch
+) -> None:
+    """Continuous tuning adds a version to the pre-tuned model unless the job names another display
+    name, which makes a new model at version 1 (the discovery document, MOD-01/02): cleanup then deletes
+    that model whole, and the parent's stays."""
+    with fast_emulator(gcs) as emu:
+        monkeypatch.setenv(ENDPOINT_ENV, emu)
+        provider = RlftTuningJobProvider(**FAST)
+        first = provider.create(checked(inputs(scorer_uri)))
+        parent = first.outs["tuned_model"]
+        pre = {"tuned_model_name": parent.partition("@")[0], "checkpoint_id": "2"}
+        same = provider.create(checked(inputs(scorer_uri, base_model=None, pre_tuned_model=pre)))
+        assert same.outs["tuned_model"] == parent.partition("@")[0] + "@2"  # the parent's name: a version
+        other = checked(
+            inputs(scorer_uri, base_model=None, pre_tuned_model=pre, tuned_model_display_name="v2")
+        )
+        renamed = provider.create(other)
+        assert renamed.outs["tuned_model"].endswith("@1") and not renamed.outs["tuned_model"].startswith(
+            parent.partition("@")[0]
+        )
+        provider.delete(renamed.id, renamed.outs)
+        assert not exists(emu, renamed.outs["tuned_model"].partition("@")[0]) and exists(emu, parent)

@@ -24,7 +24,7 @@ from .app import Emulator
 from .faults import FaultConfig
 from .hostile import READINGS, Hostile
 from .jobs import JobSettings
-from .limits import TUNING_LOCATIONS
+from .limits import CODE_TIMEOUT_S, TUNING_LOCATIONS
 from .rewards import RewardSettings
 from .serving import ServingSettings
 from .state import Options
@@ -150,8 +150,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--code-timeout",
         type=float,
-        default=5.0,
-        help="seconds a code-execution reward may run before its process is killed (its reward is NaN)",
+        default=None,
+        help="seconds a code-execution reward may run before its process is killed (its reward is NaN); "
+        f"default Google's {CODE_TIMEOUT_S:g} s per evaluate call times --time-scale",
     )
     s.add_argument(
         "--end-state",
@@ -287,7 +288,9 @@ def options(args: argparse.Namespace) -> Options:
             timeout_s=args.reward_timeout,
             judges=judges(args.judge_models),
             allow_code_execution=args.allow_code_execution,
-            code_timeout_s=args.code_timeout,
+            code_timeout_s=args.code_timeout
+            if args.code_timeout is not None
+            else CODE_TIMEOUT_S * args.time_scale,
         ),
         state_file=args.state_file,
         hostile=Hostile.every() if args.hostile else Hostile.of(args.hostile_reading or ()),

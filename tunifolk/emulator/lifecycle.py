@@ -232,11 +232,15 @@ class Lifecycle:
 
     def _checkpoint(self, job: Job, step: int, progress: float) -> None:
         if job.model is None:
-            display = job.body.get("tunedModelDisplayName") or f"tuned-{job.id}"
+            display = self._display_name(job)
             parent = (job.body.get("preTunedModel") or {}).get("tunedModelName")
-            # Continuous tuning adds a version to the pre-tuned model, as Vertex does.
+            # Continuous tuning adds a version to the pre-tuned model, unless the job names a display name
+            # other than the parent's: then a new model (the discovery document's TunedModel.model and
+            # TuningJob.tunedModelDisplayName; docs/google-contract.md, MOD-01 and MOD-02).
             labels = job.body.get("labels") or {}
-            job.model = (self.serving.new_version(parent) if parent else None) or self.serving.create_model(
+            parent_model = self.serving.model(parent) if parent else None
+            same = parent_model is not None and parent_model.display_name == display
+            job.model = (self.serving.new_version(parent) if same else None) or self.serving.create_model(
                 job.project, job.location, display, labels
             )
             # Hostile reading `unversioned-model` (hostile.py): the name comes back without `@N`, as in
@@ -265,13 +269,21 @@ class Lifecycle:
             }
         )
 
+    def _display_name(self, job: Job) -> str:
+        """The tuned model's display name: the job's, else (continuous tuning) the pre-tuned model's,
+        else the emulator's own."""
+        given = job.body.get("tunedModelDisplayName")
+        parent = (job.body.get("preTunedModel") or {}).get("tunedModelName")
+        parent_model = self.serving.model(parent) if parent else None
+        return given or (parent_model.display_name if parent_model else f"tuned-{job.id}")
+
     def _succeed(self, job: Job) -> None:
         assert job.model is not None
         last = job.checkpoints[-1]
         job.endpoint = self.serving.create_endpoint(
             job.project,
             job.location,
-            job.body.get("tunedModelDisplayName") or f"tuned-{job.id}",
+            self._display_name(job),
             job.model,
             last["checkpointId"],
             1.0,

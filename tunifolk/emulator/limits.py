@@ -29,6 +29,7 @@ from tunifolk.job.limits import (
 
 __all__ = [
     "BATCH_SAMPLES_MULTIPLE",
+    "CODE_TIMEOUT_S",
     "CONCURRENT_TUNING_JOBS",
     "CONCURRENT_TUNING_JOBS_METRIC",
     "DEFAULT_BATCH_SIZE",
@@ -86,3 +87,7 @@ MIN_VALIDATION_SPLIT = 50
 #: Without epochCount or stepCount: enough epochs for about this many steps, at most MAX_DEFAULT_EPOCHS.
 DEFAULT_RUN_STEPS = 110
 MAX_DEFAULT_EPOCHS = 10
+
+#: Google's limit on one code-execution `evaluate` call (the reward-functions page;
+#: docs/google-contract.md, REW-04); the emulator scales it by its --time-scale.
+CODE_TIMEOUT_S = 100.0

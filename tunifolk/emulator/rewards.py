@@ -45,7 +45,7 @@ from tunifolk.job.names import local_project_number
 
 from . import code_execution, policy, protojson
 from .hostile import Hostile
-from .limits import DEFAULT_SAMPLING_COUNT, SAMPLING_COUNT_RANGE
+from .limits import CODE_TIMEOUT_S, DEFAULT_SAMPLING_COUNT, SAMPLING_COUNT_RANGE
 
 BACKOFF_S = REWARD_BACKOFF_S
 PUBLISHER_MODEL = re.compile(r"^projects/([^/]+)/locations/([^/]+)/publishers/([^/]+)/models/([^/]+)$")
@@ -84,7 +84,7 @@ class RewardSettings:
     judges: dict[str, set[str]] = field(default_factory=dict)
     #: Whether request code (`codeExecutionRewardScorer`) may run at all (`--allow-code-execution`).
     allow_code_execution: bool = False
-    code_timeout_s: float = 5.0
+    code_timeout_s: float = CODE_TIMEOUT_S
 
 
 def caller_of(project: str, service_account: str | None = None) -> str:
