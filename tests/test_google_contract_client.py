@@ -4,8 +4,12 @@ the friendly one. Pure: no server (the engine tests run the same readings end to
 
 from __future__ import annotations
 
+import io
+import json
+
 import pytest
 import yaml
+from rich.console import Console
 
 from discovery import validate
 from scorer import ledger
@@ -284,3 +288,31 @@ def test_a_display_name_over_128_characters_fails_at_preview() -> None:
     assert check_inputs(inputs).ok
     inputs["tuned_model_display_name"] = "m" * 129
     assert [p for p, _ in check_inputs(inputs).failures] == ["tuned_model_display_name"]
+
+
+def test_status_says_which_training_examples_the_service_dropped() -> None:
+    """DatasetStats (the discovery document): a sample of dropped example indices, from 1, each with
+    the service's reason; status shows them instead of leaving them in the job's JSON."""
+    from tunifolk.cli import report
+
+    job = {
+        "name": "projects/1/locations/us-central1/tuningJobs/2",
+        "state": "JOB_STATE_RUNNING",
+        "tuningDataStats": {
+            "reinforcementTuningDataStats": {
+                "droppedExampleIndices": ["3", "17"],
+                "droppedExampleReasons": ["the prompt is too long", "[/red] no contents"],
+            }
+        },
+    }
+    built = report.build_report(job, None)
+    assert built.dropped == [
+        {"index": 3, "reason": "the prompt is too long"},
+        {"index": 17, "reason": "[/red] no contents"},
+    ]
+    assert "line 3: the prompt is too long" in report.render_markdown(built)
+    assert json.loads(report.render_json(built))["dropped"][1]["index"] == 17
+    out = Console(file=io.StringIO(), width=200)
+    out.print(*report.render_terminal(built))  # a reason that looks like markup is text: no MarkupError
+    assert "[/red] no contents" in out.file.getvalue()
+    assert report.build_report({**job, "tuningDataStats": {}}, None).dropped == []

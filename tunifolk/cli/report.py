@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from tunifolk import health
 from tunifolk import metrics as job_metrics
 from tunifolk import operations as ops
-from tunifolk.cli import context
+from tunifolk.cli import context, untrusted
 from tunifolk.job.limits import FAILED_STATES
 from tunifolk.ledger.watching import LedgerWatch
 
@@ -54,6 +55,7 @@ class Report:
     checkpoints: list[dict[str, Any]] = field(default_factory=list)
     best_checkpoint: dict[str, Any] | None = None
     endpoint: str | None = None
+    dropped: list[dict[str, Any]] = field(default_factory=list)
     http_calls: int = 0
 
     @property
@@ -92,8 +94,23 @@ def build_report(
         checkpoints=checkpoints,
         best_checkpoint=job_metrics.best_checkpoint(job, metrics),
         endpoint=(job.get("tunedModel") or {}).get("endpoint"),
+        dropped=dropped_examples(job),
         http_calls=calls,
     )
+
+
+def dropped_examples(job: dict[str, Any]) -> list[dict[str, Any]]:
+    """The training examples the service dropped, as it reports a sample of them
+    (`tuningDataStats.reinforcementTuningDataStats.droppedExampleIndices` and `droppedExampleReasons`,
+    the discovery document's DatasetStats: indices start from 1): `[{index, reason}]`."""
+    stats = ((job.get("tuningDataStats") or {}).get("reinforcementTuningDataStats")) or {}
+    indices = stats.get("droppedExampleIndices") or []
+    reasons = stats.get("droppedExampleReasons") or []
+    return [
+        {"index": int(i), "reason": str(reasons[k]) if k < len(reasons) else ""}
+        for k, i in enumerate(indices)
+        if str(i).lstrip("-").isdigit()
+    ]
 
 
 def sparkline(values: list[float], width: int = 40) -> str:
@@ -128,9 +145,11 @@ def render_terminal(report: Report) -> list[Any]:
         _step_text(report) + ("  (live step: last logged + 1)" if report.state.endswith("RUNNING") else ""),
     )
     if report.error:
-        head.add_row("error", f"[red]{report.error}[/]")
+        head.add_row("error", untrusted.text(report.error, style="red"))
     if report.endpoint:
         head.add_row("endpoint", report.endpoint)
+    if report.dropped:
+        head.add_row("dropped", untrusted.text(_dropped_text(report.dropped), style="yellow"))
     curves = Table(title="curves")
     for column in ("series", "first", "last", "trend"):
         curves.add_column(column, no_wrap=True)
@@ -142,7 +161,7 @@ def render_terminal(report: Report) -> list[Any]:
         verdicts.add_column(column, overflow="fold")
     colours = {health.OK: "green", health.WARN: "yellow", health.FAIL: "red"}
     for v in report.verdicts:
-        verdicts.add_row(v.rule, f"[{colours[v.level]}]{v.level}[/]", v.message)
+        verdicts.add_row(v.rule, Text(v.level, style=colours[v.level]), untrusted.text(v.message))
     ckpts = Table(title="checkpoints")
     for column in ("id", "step", "epoch", "eval reward", "endpoint"):
         ckpts.add_column(column, no_wrap=True)
@@ -157,7 +176,9 @@ def render_terminal(report: Report) -> list[Any]:
 def render_markdown(report: Report) -> str:
     lines = [f"# {report.name}", "", f"- state: {report.state}", f"- step: {_step_text(report)}"]
     if report.error:
-        lines.append(f"- error: {report.error}")
+        lines.append(f"- error: {untrusted.inline(report.error)}")
+    if report.dropped:
+        lines.append(f"- dropped: {untrusted.inline(_dropped_text(report.dropped))}")
     if report.endpoint:
         lines.append(f"- endpoint: `{report.endpoint}`")
     lines += ["", "## Curves", "", "| series | first | last | trend |", "|---|---|---|---|"]
@@ -165,7 +186,7 @@ def render_markdown(report: Report) -> str:
         values = [v for _, v in points]
         lines.append(f"| `{name}` | {values[0]:.3f} | {values[-1]:.3f} | {sparkline(values)} |")
     lines += ["", "## Health", "", "| rule | verdict | why |", "|---|---|---|"]
-    lines += [f"| {v.rule} | {v.level} | {v.message} |" for v in report.verdicts]
+    lines += [f"| {v.rule} | {v.level} | {untrusted.inline(v.message)} |" for v in report.verdicts]
     lines += ["", "## Checkpoints", "", "| id | step | eval reward | endpoint |", "|---|---|---|---|"]
     for c in report.checkpoints:
         reward = "" if c.get("eval_reward") is None else f"{c['eval_reward']:.3f}"
@@ -178,6 +199,12 @@ def render_markdown(report: Report) -> str:
         ]
     lines += ["", f"Read with {report.http_calls} HTTP calls.", ""]
     return "\n".join(lines)
+
+
+def _dropped_text(dropped: list[dict[str, Any]], shown: int = 3) -> str:
+    """'N examples dropped (a sample), first: line I: reason; …'."""
+    first = "; ".join(f"line {d['index']}: {d['reason'] or 'no reason given'}" for d in dropped[:shown])
+    return f"{len(dropped)} training examples dropped by the service (a sample); first: {first}"
 
 
 def render_json(report: Report) -> str:
