@@ -47,7 +47,7 @@ $(SCORER_EXT): $(STAMP) $(wildcard scorer/*.py scorer/*.pxd)
 
 install: $(STAMP) $(SCORER_EXT)
 
-## make test: lint, then every test (unit, contract, integration against real local servers, and the
+## make test: lint (ruff, and lint-imports for the layers of docs/architecture.md), then every test (unit, contract, integration against real local servers, and the
 ## real Pulumi engine end to end: built first where Go is installed, else a `pulumi` on PATH is used),
 ## on one pytest-xdist worker per core. Every test keeps its servers and state in its own temporary
 ## directory; the engine tests are collected first and handed out one at a time so they spread out.
@@ -57,6 +57,7 @@ PYTEST_PARALLEL := -n auto --dist load --maxschedchunk 1
 test: $(STAMP) $(SCORER_EXT) standin image-tools $(if $(shell command -v go),engine)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-logo --no-cache
 	@missing="$$($(PY) -m tunifolk.image missing)"; if [ -z "$$missing" ]; then $(PY) -m tunifolk.image build; \
 		else echo "scorer image not built ($$missing missing): the container tests skip, or fail under CI=true"; fi
 	$(PY) -m pytest $(PYTEST_PARALLEL)
@@ -85,6 +86,7 @@ docs: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-logo --no-cache
 
 fmt: $(STAMP)
 	$(VENV)/bin/ruff format .

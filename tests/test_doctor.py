@@ -41,26 +41,6 @@ NUMBER = local_project_number(PROJECT)
 AGENT = tune_agent_email(NUMBER)
 REGION = "us-central1"
 
-LAUNCHER = """
-import sys
-from tunifolk.emulator import app
-from tunifolk.standin import reads
-
-built = app.Emulator.app
-
-def with_reads(self):
-    served = built(self)
-    served.router.routes[1:1] = reads.routes(self.project.root if self.project else None)
-    return served
-
-app.Emulator.app = with_reads
-from tunifolk.emulator.__main__ import main
-main(sys.argv[1:])
-"""
-"""`python -m tunifolk.emulator`, with the read routes served before its own: the proposed one-line
-change to tunifolk/emulator/app.py, made at start instead."""
-
-
 # --------------------------------------------------------------------------- the rules, pure
 
 
@@ -157,14 +137,15 @@ def test_cloud_build_region_models_and_quota() -> None:
 
 @pytest.fixture
 def fresh(tmp_path: Path) -> Iterator[tuple[str, Path, dict[str, str]]]:
-    """A fresh project's stand-in directory, the emulator over it (with the reads), and doctor's env."""
+    """A fresh project's stand-in directory, the emulator over it (which serves the reads), and doctor's
+    env."""
     state = tmp_path / "standin"
     ProjectState(state).make_fresh(0.0)
     proc = subprocess.Popen(
         [
             sys.executable,
-            "-c",
-            LAUNCHER,
+            "-m",
+            "tunifolk.emulator",
             "--port",
             "0",
             "--project-dir",

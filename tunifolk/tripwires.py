@@ -29,10 +29,12 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tunifolk.health import FAIL, OK, WARN, Verdict
-from tunifolk.ledger.bigquery import Rollout
+
+if TYPE_CHECKING:  # the ledger's reader (tunifolk.ledger) imports the trip wires: a type only
+    from tunifolk.ledger.bigquery import Rollout
 
 MIN_SAMPLES = 32
 """Records a step's figures are read over: a step with fewer borrows its previous steps."""

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import uvicorn
 
+from tunifolk import localcloud
 from tunifolk.invoker import TIME_SCALE_ENV, time_scale
 
 from .app import Emulator
@@ -299,7 +300,7 @@ def options(args: argparse.Namespace) -> Options:
 
 def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
-    app = Emulator(options(args), project_dir=args.project_dir).app()
+    app = localcloud.app(Emulator(options(args), project_dir=args.project_dir))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", args.port))

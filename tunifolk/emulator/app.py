@@ -20,18 +20,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from tunifolk.job.names import by_local_number, project_of
 from tunifolk.project_state import ProjectState
-from tunifolk.standin import bigquery, cloudbuild, reads
 
 from .admin import Admin
 from .api_metadata import Metadata
@@ -84,22 +83,22 @@ class Emulator:
         finally:
             await self.state.stop()
 
-    def app(self) -> Starlette:
+    def app(self, google: Sequence[BaseRoute] = ()) -> Starlette:
+        """The Vertex routes, with `google` (other Google services' routes: tunifolk/localcloud.py puts
+        the stand-ins' there) before the catch-all one."""
         methods = ["GET", "POST", "DELETE", "PATCH", "PUT"]
         return Starlette(
             routes=[
                 Route("/healthz", self.healthz, methods=["GET"]),
                 *self.admin.routes(),
-                *bigquery.routes(),  # the rollout ledger's BigQuery stand-in (tunifolk.standin.bigquery)
-                *cloudbuild.routes(self.options.jobs.gcs_dir, self._vertex, self.project),  # image builds
-                *reads.routes(self.project.root if self.project else None),  # doctor's reads of the project
+                *google,
                 Route("/{version}/{rest:path}", self.api, methods=methods),
             ],
             middleware=[Middleware(RequestGuard)],
             lifespan=self.lifespan,
         )
 
-    async def _vertex(self, request: Request) -> Response:
+    async def vertex_route(self, request: Request) -> Response:
         """A `/v1/…` call a Cloud Build route matched but does not own (a Vertex operation)."""
         request.scope["path_params"] = {"version": "v1", "rest": request.url.path.removeprefix("/v1/")}
         return await self.api(request)
