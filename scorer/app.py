@@ -294,6 +294,10 @@ async def _send(send: Send, status: int, body: bytes) -> None:
 
 
 _TOO_LARGE = orjson.dumps({"error": "body over 1 MiB"})
+BODY_SECONDS = 30.0
+"""How long a request's body may take to arrive: Vertex sends a few KiB at once; a client that stalls
+mid-body (many at a time) would otherwise hold its bytes and its connection for ever."""
+_SLOW_BODY = orjson.dumps({"error": f"the body did not arrive within {BODY_SECONDS:g} s"})
 _CROSS_SITE = orjson.dumps({"error": "a request with an Origin header is refused: only Vertex calls this"})
 _NOT_JSON = orjson.dumps({"error": "the body must be sent as application/json"})
 
@@ -301,15 +305,11 @@ _NOT_JSON = orjson.dumps({"error": "the body must be sent as application/json"})
 def _refusal(headers: list[tuple[bytes, bytes]]) -> tuple[int, bytes] | None:
     """403 for a request a browser made (it carries `Origin`), 415 for a body declared as anything but
     JSON (a page's form or text/plain POST)."""
-    content_type = b""
-    for name, value in headers:
-        if name == b"origin":
-            return 403, _CROSS_SITE
-        if name == b"content-type":
-            content_type = value
-    kind = content_type.split(b";", 1)[0].strip().lower()
-    if kind and kind != b"application/json":  # what a page may send without a preflight, and more
-        return 415, _NOT_JSON
+    if any(name == b"origin" for name, _ in headers):
+        return 403, _CROSS_SITE
+    for name, value in headers:  # every content-type, if one is repeated
+        if name == b"content-type" and value.split(b";", 1)[0].strip().lower() != b"application/json":
+            return 415, _NOT_JSON
     return None
 
 
@@ -352,8 +352,13 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
     chunks: list[bytes] = []
     size = 0
     more = True
+    deadline = asyncio.get_running_loop().time() + BODY_SECONDS
     while more:
-        msg = await receive()
+        try:  # a body that stalls holds memory and a connection: it gets BODY_SECONDS in all
+            msg = await asyncio.wait_for(receive(), deadline - asyncio.get_running_loop().time())
+        except TimeoutError:
+            await _send(send, 408, _SLOW_BODY)
+            return
         if msg["type"] == "http.disconnect":
             return
         chunk = msg.get("body", b"")

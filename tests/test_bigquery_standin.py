@@ -89,7 +89,7 @@ def test_the_query_connection_itself_reaches_nothing_past_the_parser(book: Ledge
     other databases, settings and writes by itself."""
     db = book._refresh(book.files("p", "d"))
     with pytest.raises(QueryError):
-        bigquery._result(bigquery._run(str(db), sql, [], (5.0, 10, "256MB")))
+        bigquery._result(bigquery._run(str(db), sql, [], (5.0, 10, "256MB", 10**6)))
     assert (
         not Path("/tmp/tunifolk-standin-copy.csv").exists() and not Path("/tmp/tunifolk-standin.db").exists()
     )
@@ -146,3 +146,80 @@ def test_a_query_that_would_take_the_machines_memory_stops_and_the_stand_in_answ
         ask(book, sql, timeoutMs=60_000)
     assert stopped.value.reason in ("resourcesExceeded", "invalidQuery"), stopped.value
     assert ask(book, f"SELECT count(*) FROM {TABLE}")["rows"][0]["f"][0]["v"] == "6"
+
+
+# --------------------------------------------------------------------------- a fresh attacker's round
+
+
+@pytest.mark.parametrize("view", ["pg_settings", "duckdb_databases", "duckdb_tables", "sqlite_master"])
+def test_a_cte_whitelists_nothing_outside_its_scope(book: Ledger, view: str) -> None:
+    with pytest.raises(QueryError, match="only run_googleapis_com_stdout"):
+        ask(book, f"SELECT {view}.* FROM (WITH {view} AS (SELECT 1) SELECT 1) AS x, {view}")
+    inside = f"WITH mine AS (SELECT jsonPayload.step AS s FROM {TABLE}) SELECT count(*) FROM mine"
+    assert ask(book, inside)["rows"][0]["f"][0]["v"] == "6"  # a CTE in scope reads as itself
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        f"SELECT current_setting('temp_directory') FROM {TABLE}",
+        "SELECT current_setting('allowed_directories')",
+        f"SELECT getvariable('x') FROM {TABLE}",
+        f"SELECT version() FROM {TABLE}",
+    ],
+)
+def test_only_the_ledgers_functions_run(book: Ledger, sql: str) -> None:
+    with pytest.raises(QueryError, match="Function not found"):
+        ask(book, sql)
+
+
+def test_a_huge_or_deep_query_is_refused_without_costing_the_emulator(book: Ledger) -> None:
+    huge = "SELECT " + ",".join(["[[1,2],[3,4]]"] * 100_000) + f" FROM {TABLE}"
+    with pytest.raises(QueryError, match="too large"):
+        ask(book, huge)
+    deep = "SELECT * FROM " + "(SELECT * FROM " * 1000 + TABLE + ")" * 1000
+    with pytest.raises(QueryError) as refused:
+        ask(book, deep, timeoutMs=60_000)
+    assert refused.value.status == 400
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"defaultDataset": "d"},
+        {"queryParameters": [1]},
+        {"queryParameters": {"a": 1}},
+        {"queryParameters": [{"parameterType": "INT64"}]},
+        {"queryParameters": [{"parameterType": {"type": "INT64"}, "parameterValue": {"value": "1e400"}}]},
+        {"timeoutMs": "soon"},
+        {"maxResults": "abc"},
+        {"maxResults": -1},
+    ],
+)
+def test_a_malformed_request_is_a_400_naming_the_field(book: Ledger, extra: dict) -> None:
+    request = {
+        "query": f"SELECT count(*) FROM {TABLE}",
+        "useLegacySql": False,
+        "defaultDataset": {"projectId": "p", "datasetId": "d"},
+        **extra,
+    }
+    with pytest.raises(QueryError) as refused:
+        book.query("p", request)
+    assert refused.value.status == 400
+
+
+def test_queued_queries_are_capped(book: Ledger, monkeypatch) -> None:
+    slow = ", ".join(f"{TABLE} t{i}" for i in range(9))  # 6**9 rows to count: seconds each
+    monkeypatch.setattr(bigquery, "JOB_LIMIT_S", 3.0)
+    for _ in range(bigquery.MAX_PENDING):
+        assert ask(book, f"SELECT count(*) FROM {slow}", timeoutMs=0)["jobComplete"] is False
+    with pytest.raises(QueryError) as refused:
+        ask(book, f"SELECT count(*) FROM {slow}", timeoutMs=0)
+    assert refused.value.status == 429 and refused.value.reason == "rateLimitExceeded"
+
+
+def test_a_result_is_bounded_in_bytes(book: Ledger, monkeypatch) -> None:
+    monkeypatch.setattr(bigquery, "MAX_RESULT_BYTES", 1000)  # six whole records are ~2,000 bytes
+    with pytest.raises(QueryError, match="over 1000 bytes"):
+        ask(book, f"SELECT jsonPayload FROM {TABLE}", timeoutMs=60_000)
+    assert ask(book, f"SELECT jsonPayload.step FROM {TABLE}")["totalRows"] == "6"

@@ -95,3 +95,5 @@ def test_visible_escapes_exactly_the_controls() -> None:
     assert untrusted.visible("\x1b[0m\x7f\x9b\u202e") == "\\x1b[0m\\x7f\\x9b\\u202e"
     assert json.loads(untrusted.json_line({"t": "\x9b\x7f\u2066"})) == {"t": "\x9b\x7f\u2066"}
     assert untrusted.code_block("a ```` b")[0] == "`````"
+    hidden = "\u200e\u200f\u061c\u200b\u200d\u2060\ufeff\u180e\u2028\u2029"  # marks, zero-width, separators
+    assert untrusted.visible(hidden) == "".join(f"\\u{ord(c):04x}" for c in hidden)

@@ -114,3 +114,42 @@ def test_a_scoring_process_that_dies_is_answered_200_and_replaced() -> None:
         assert again.status_code == 200 and again.json()["reward"] == first  # a new process scores
     finally:
         stop(proc)
+
+
+def test_a_body_that_stalls_is_dropped_and_its_memory_with_it(monkeypatch) -> None:
+    """A client that declares a body and stops sending gets 408 after BODY_SECONDS, not a connection
+    held for ever (many such clients held hundreds of MiB)."""
+    import socket
+
+    proc, url = start(subprocess.DEVNULL)
+    try:
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=app.BODY_SECONDS + 20) as conn:
+            conn.sendall(
+                b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000000\r\n\r\n" + b"{" * 1000
+            )
+            started = time.monotonic()
+            answer = conn.recv(200)
+        assert answer.startswith(b"HTTP/1.1 408"), answer
+        assert app.BODY_SECONDS - 1 <= time.monotonic() - started <= app.BODY_SECONDS + 15
+    finally:
+        stop(proc)
+
+
+def test_a_second_content_type_does_not_launder_the_first() -> None:
+    proc, url = start(subprocess.DEVNULL)
+    try:
+        import http.client
+
+        host, port = url.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        conn.putrequest("POST", "/")
+        conn.putheader("Content-Type", "text/plain")
+        conn.putheader("Content-Type", "application/json")
+        data = body("x")
+        conn.putheader("Content-Length", str(len(data)))
+        conn.endheaders(data)
+        assert conn.getresponse().status == 415
+    finally:
+        stop(proc)

@@ -19,8 +19,10 @@ from typing import Any
 
 from rich.text import Text
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-"""One character class: linear in the text, whatever it holds."""
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+"""Control characters, the marks, overrides and isolates that reorder text, and the invisible ones
+(zero-width, word joiner, byte-order mark, line and paragraph separators). One character class:
+linear in the text, whatever it holds."""
 _BACKTICKS = re.compile("`+")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
 

@@ -64,8 +64,11 @@ import os
 import re
 import resource
 import secrets
+import shutil
 import tempfile
 import threading
+import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -104,6 +107,15 @@ QUERY_ADDRESS_SPACE = 2 * 1024**3
 """The stand-in's own limits on one query: time, rows answered, DuckDB's memory, and the address space
 of the process it runs in (a single huge value, `repeat('a', 2e9)`, is outside DuckDB's own limit)."""
 QUERY_WORKERS = 2
+MAX_RESULT_BYTES = 256 * 1024**2
+"""A query's answer kept for its pages, at most: the stand-in's own cap (BigQuery caps a response's
+bytes, 10 GB compressed), so that its kept results cannot fill the emulator's memory."""
+MAX_PENDING = 2 * 2
+"""Unfinished queries at once (twice the query processes): past it a query is BigQuery's 429
+`rateLimitExceeded`, so that slow queries queued behind each other cannot lock the ledger out for
+minutes (BigQuery caps concurrent interactive queries too, at its own number)."""
+MAX_QUERY_CHARACTERS = 1024 * 1024
+"""BigQuery's maximum length of a GoogleSQL query (its quotas page: 1,024K characters)."""
 _LOCKED = {
     "enable_external_access": False,
     "autoinstall_known_extensions": False,
@@ -141,7 +153,13 @@ class QueryError(Exception):
         self.status, self.reason = status, reason
 
     def body(self) -> dict[str, Any]:
-        grpc = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND"}.get(self.status, "UNKNOWN")
+        grpc = {
+            400: "INVALID_ARGUMENT",
+            403: "PERMISSION_DENIED",
+            404: "NOT_FOUND",
+            429: "RESOURCE_EXHAUSTED",
+        }
+        grpc = grpc.get(self.status, "UNKNOWN")
         error = {"message": str(self), "domain": "global", "reason": self.reason}
         return {"error": {"code": self.status, "message": str(self), "errors": [error], "status": grpc}}
 
@@ -174,6 +192,7 @@ class Ledger:
         self._seen: tuple[tuple[str, int, int], ...] | None = None
         self._rows = 0
         self._work = Path(tempfile.mkdtemp(prefix="tunifolk-bigquery-"))
+        weakref.finalize(self, shutil.rmtree, self._work, True)  # the copies go with the ledger
         self._generation = 0
         self._db: Path | None = None
         self._jobs: OrderedDict[str, _Job] = OrderedDict()
@@ -258,10 +277,21 @@ class Ledger:
         sql = request.get("query")
         if not isinstance(sql, str) or not sql.strip():
             raise QueryError(400, "invalid", "Required parameter is missing: query")
-        params = [_param(p) for p in request.get("queryParameters") or []]
+        if len(sql) > MAX_QUERY_CHARACTERS:
+            raise QueryError(
+                400,
+                "invalid",
+                f"The query is too large: the maximum length is {MAX_QUERY_CHARACTERS} characters",
+            )
+        try:
+            params = [_param(p) for p in _list(request.get("queryParameters"), "queryParameters")]
+        except (TypeError, ValueError, AttributeError, OverflowError) as exc:
+            raise QueryError(400, "invalid", f"Invalid query parameter: {exc}") from None
         if request.get("parameterMode", "POSITIONAL") != "POSITIONAL" and params:
             raise QueryError(400, "invalidQuery", "the stand-in takes positional (?) parameters only")
         where = request.get("defaultDataset") or {}
+        if not isinstance(where, dict):
+            raise QueryError(400, "invalid", "defaultDataset must be a DatasetReference object")
         dataset, owner = where.get("datasetId"), str(where.get("projectId") or project)
         if not isinstance(dataset, str) or not dataset:
             raise QueryError(
@@ -269,7 +299,6 @@ class Ledger:
                 "invalid",
                 f'Table name "{TABLE}" missing dataset while no default dataset is set in the request.',
             )
-        _guard(sql)
         with self._lock:
             db = self._refresh(self.files(owner, dataset))
             if self.state is not None and not self._rows:
@@ -278,11 +307,18 @@ class Ledger:
                     "notFound",
                     f"Not found: Table {owner}:{dataset}.{TABLE} was not found in location US",
                 )
+            if sum(not j.future.done() for j in self._jobs.values()) >= MAX_PENDING:
+                raise QueryError(
+                    429,
+                    "rateLimitExceeded",
+                    f"Exceeded rate limits: more than {MAX_PENDING} queries unfinished",
+                )
             job_id = "job_" + secrets.token_hex(10)
-            limits = (JOB_LIMIT_S, MAX_ROWS, QUERY_MEMORY)
+            limits = (JOB_LIMIT_S, MAX_ROWS, QUERY_MEMORY, MAX_RESULT_BYTES)
             self._jobs[job_id] = _Job(self._workers().submit(_run, str(db), sql, params, limits))
             while len(self._jobs) > KEPT_RESULTS:
-                self._jobs.popitem(last=False)
+                _, dropped = self._jobs.popitem(last=False)
+                dropped.future.cancel()  # a query no one can ask for any more need not run
         return self._answer(
             project, job_id, request.get("timeoutMs"), request.get("maxResults"), 0, "bigquery#queryResponse"
         )
@@ -306,8 +342,12 @@ class Ledger:
             raise QueryError(404, "notFound", f"Not found: Job {project}:{job}")
         try:
             wait = max(0.0, float(timeout_ms)) / 1000 if timeout_ms is not None else DEFAULT_TIMEOUT_MS / 1000
-        except (TypeError, ValueError):
-            raise QueryError(400, "invalid", f"Invalid timeoutMs {timeout_ms!r}") from None
+            wait = min(wait, JOB_LIMIT_S + 10.0)  # no caller waits past a query's own limit
+            limit = int(max_results) if max_results not in (None, "") else DEFAULT_PAGE_ROWS
+            if limit < 1 or start < 0:
+                raise ValueError("maxResults and pageToken must not be negative")
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise QueryError(400, "invalid", f"Invalid timeoutMs, maxResults or pageToken: {exc}") from None
         reference = {"projectId": project, "jobId": job, "location": "US"}
         try:
             outcome = kept.future.result(timeout=wait)
@@ -320,7 +360,7 @@ class Ledger:
                 "Resources exceeded during query execution: the stand-in's memory limit",
             ) from None
         schema, rows = _result(outcome)
-        return _page(kind, reference, schema, rows, max_results, start)
+        return _page(kind, reference, schema, rows, limit, start)
 
 
 def _load(con: duckdb.DuckDBPyConnection, files: list[Path]) -> int:
@@ -352,10 +392,26 @@ def _load(con: duckdb.DuckDBPyConnection, files: list[Path]) -> int:
     return int(con.execute(f"SELECT count(*) FROM {TABLE}").fetchone()[0])
 
 
+FUNCTIONS = frozenset(
+    {
+        # aggregates and arithmetic the ledger's reads use, and their GoogleSQL kin
+        "count", "count_star", "sum", "avg", "min", "max", "any_value", "stddev", "variance",
+        "mod", "abs", "round", "floor", "ceil", "sign", "sqrt", "ln", "exp", "pow", "power",
+        "coalesce", "ifnull", "nullif", "length", "lower", "upper", "concat", "substr", "substring",
+        "starts_with", "ends_with", "strpos", "hash",
+        "+", "-", "*", "/", "~~", "!~~",  # operators, LIKE and NOT LIKE
+    }
+)  # fmt: skip
+"""The functions a ledger query may call: an allowlist of GoogleSQL's aggregates, arithmetic and string
+functions that DuckDB spells alike. Anything else (a setting, a variable, a catalog function) is
+refused, whatever its name."""
+
+
 def _guard(sql: str) -> None:
-    """Refuse, before anything runs, all but one SELECT that reads the ledger's table (and its own
-    CTEs): DuckDB's own parser says what the statement is (`json_serialize_sql` serialises SELECTs
-    only), so no pattern over the SQL's text is trusted."""
+    """Refuse, before anything runs, all but one SELECT that reads the ledger's table (and the CTEs in
+    scope where it reads one), calling only FUNCTIONS: DuckDB's own parser says what the statement is
+    (`json_serialize_sql` serialises SELECTs only), so no pattern over the SQL's text is trusted. Runs
+    in the query's process, under its limits."""
     with duckdb.connect(config=_LOCKED) as con:
         tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [sql]).fetchone()[0])
     if tree.get("error"):
@@ -365,31 +421,32 @@ def _guard(sql: str) -> None:
     statements = tree.get("statements") or []
     if len(statements) != 1:
         raise QueryError(400, "invalidQuery", f"one statement per query, got {len(statements)}")
-    tables: list[dict[str, Any]] = []
-    ctes: set[str] = set()
-    stack: list[Any] = [statements]
+    stack: list[tuple[Any, frozenset[str]]] = [(statements, frozenset())]
     while stack:
-        node = stack.pop()
+        node, ctes = stack.pop()
         if isinstance(node, list):
-            stack += node
-        elif isinstance(node, dict):
-            if node.get("type") in ("BASE_TABLE", "TABLE_FUNCTION"):
-                tables.append(node)
-            if node.get("class") == "FUNCTION":
-                _googlesql_signature(node)
-            for entry in (node.get("cte_map") or {}).get("map") or []:
-                ctes.add(str(entry.get("key", "")).lower())
-            stack += node.values()
-    for table in tables:
-        name = str(table.get("table_name") or "")
-        ok = (
-            table.get("type") == "BASE_TABLE"
-            and not table.get("schema_name")
-            and not table.get("catalog_name")
-        )
-        if not ok or (name != TABLE and name.lower() not in ctes):
-            what = "a table function" if table.get("type") == "TABLE_FUNCTION" else f"table {name!r}"
-            raise QueryError(400, "invalidQuery", f"the query reads {what}; only {TABLE} can be read here")
+            stack += [(child, ctes) for child in node]
+            continue
+        if not isinstance(node, dict):
+            continue
+        names = {str(e.get("key", "")).lower() for e in (node.get("cte_map") or {}).get("map") or []}
+        ctes = ctes | names  # a CTE is in scope in the query that defines it, and below
+        if node.get("type") in ("BASE_TABLE", "TABLE_FUNCTION"):
+            _table(node, ctes)
+        if node.get("class") == "FUNCTION":
+            _googlesql_signature(node)
+        stack += [(child, ctes) for child in node.values()]
+
+
+def _table(table: dict[str, Any], ctes: frozenset[str]) -> None:
+    """A table a query reads: the ledger's, or a CTE in scope; nothing else."""
+    name = str(table.get("table_name") or "")
+    plain = (
+        table.get("type") == "BASE_TABLE" and not table.get("schema_name") and not table.get("catalog_name")
+    )
+    if not plain or (name != TABLE and name.lower() not in ctes):
+        what = "a table function" if table.get("type") == "TABLE_FUNCTION" else f"table {name!r}"
+        raise QueryError(400, "invalidQuery", f"the query reads {what}; only {TABLE} can be read here")
 
 
 def _googlesql_signature(call: dict[str, Any]) -> None:
@@ -397,6 +454,10 @@ def _googlesql_signature(call: dict[str, Any]) -> None:
     INT64, NUMERIC or BIGNUMERIC only (GoogleSQL's mathematical functions), so MOD over a FLOAT64
     column (the sink's `step`) fails on BigQuery and must fail here; and GoogleSQL has no `%`."""
     name = str(call.get("function_name", "")).lower()
+    if name not in FUNCTIONS and name != "%":
+        raise QueryError(
+            400, "invalidQuery", f"Function not found: {name} (the stand-in runs the ledger's reads)"
+        )
     if name == "%":
         raise QueryError(400, "invalidQuery", 'Syntax error: Unexpected "%" (GoogleSQL has MOD, not %)')
     if name != "mod":
@@ -420,16 +481,31 @@ Outcome = tuple[Any, ...]
 
 
 def _limit_process(address_space: int) -> None:
-    """In a query's process: cap its address space, so that no value DuckDB builds takes the machine."""
+    """In a query's process: cap its address space, so that no value DuckDB builds takes the machine,
+    and leave as soon as the process that started it is gone (no orphan keeps running)."""
     resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
-def _run(db: str, sql: str, params: list[Any], limits: tuple[float, int, str]) -> Outcome:
+def _run(db: str, sql: str, params: list[Any], limits: tuple[float, int, str, int]) -> Outcome:
     """Run one query on a read-only, locked connection to `db`, interrupted at its time limit: the
     schema and converted rows, or the error as BigQuery would name it. In a process of its own (the
     stand-in's `_workers`); the outcome is plain data, since it crosses back by pickle."""
-    seconds, max_rows, memory = limits
+    seconds, max_rows, memory, max_bytes = limits
     config = {**_LOCKED, "memory_limit": memory, "threads": 1}
+    try:
+        _guard(sql)
+    except QueryError as exc:
+        return ("error", exc.status, exc.reason, str(exc))
+    except (RecursionError, MemoryError):
+        return ("error", 400, "invalidQuery", "The query is too deeply nested or too large to parse")
     try:
         with duckdb.connect(db, read_only=True, config=config) as con:
             timer = threading.Timer(seconds, con.interrupt)
@@ -451,7 +527,19 @@ def _run(db: str, sql: str, params: list[Any], limits: tuple[float, int, str]) -
         return ("error", 400, "invalidQuery", str(exc).splitlines()[0])
     if len(found) > max_rows:
         return ("error", 403, "responseTooLarge", f"Response too large to return: over {max_rows} rows")
-    return ("ok", schema, [[c(v) for c, v in zip(convs, row, strict=True)] for row in found])
+    rows, size = [], 0
+    for row in found:
+        cells = [c(v) for c, v in zip(convs, row, strict=True)]
+        size += len(orjson.dumps(cells))
+        if size > max_bytes:
+            return (
+                "error",
+                403,
+                "responseTooLarge",
+                f"Response too large to return: over {max_bytes} bytes",
+            )
+        rows.append(cells)
+    return ("ok", schema, rows)
 
 
 def _result(outcome: Outcome) -> tuple[list[dict[str, Any]], list[list[Any]]]:
@@ -459,6 +547,15 @@ def _result(outcome: Outcome) -> tuple[list[dict[str, Any]], list[list[Any]]]:
     if outcome[0] == "error":
         raise QueryError(*outcome[1:])
     return outcome[1], outcome[2]
+
+
+def _list(value: Any, name: str) -> list[Any]:
+    """A request field that must be a list (absent: empty)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise TypeError(f"{name} must be a list")
+    return value
 
 
 def _dataset_missing(project: str, dataset: str) -> QueryError:
@@ -470,10 +567,9 @@ def _page(
     reference: dict[str, Any],
     schema: list[dict[str, Any]],
     rows: list[list[Any]],
-    max_results: Any,
+    limit: int,
     start: int,
 ) -> dict[str, Any]:
-    limit = int(max_results) if max_results else DEFAULT_PAGE_ROWS
     end, size = start, 0
     while end < len(rows) and end - start < limit and size < MAX_PAGE_BYTES:
         size += len(orjson.dumps(rows[end]))
@@ -585,7 +681,7 @@ def routes(book: Ledger | None = None) -> list[Route]:
             return _json(await run_in_threadpool(kept.query, request.path_params["project"], body))
         except QueryError as exc:
             return _json(exc.body(), status_code=exc.status)
-        except ValueError:  # a body that is not JSON
+        except (ValueError, RecursionError):  # a body that is not JSON, or nested past parsing
             return _json(QueryError(400, "parseError", "the body is not JSON").body(), status_code=400)
 
     async def results(request: Request) -> Response:

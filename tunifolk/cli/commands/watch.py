@@ -11,6 +11,7 @@ import argparse
 import math
 import time
 
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
                 task,
                 total=total,
                 completed=step,
-                state=job.get("state", "?"),
+                state=escape(untrusted.visible(job.get("state", "?"))),
                 eta=eta,
                 rewards=_latest_rewards(metrics),
             )
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
                 )
                 return STILL_RUNNING
             time.sleep(args.interval)
-    out.print(f"{name} ended {job.get('state')}")
+    out.print(untrusted.text(f"{name} ended {job.get('state')}"))
     with context.client() as client:
         ledger = ledger or LedgerWatch(client, name, dataset)
         ledger.reader.client = client
