@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from scorer.order import LIST_PRIOR_LINES, LIST_RAMP, list_gate, shape
@@ -57,8 +57,7 @@ def test_lines_turned_into_inventories_close_the_gate(poem: int, seed: int) -> N
     segs = hemistichs(text)
     nouns = _and_nouns(segs, script)
     long = [i for i, h in enumerate(segs) if len(h) >= 3]
-    if len(nouns) < 3 or len(long) < 4:
-        return
+    assume(len(nouns) >= 3 and len(long) >= 4)
     rng = random.Random(seed)
     listed = [list(h) for h in segs]
     last = list_gate(listed, script)
