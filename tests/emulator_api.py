@@ -11,6 +11,9 @@ import contextlib
 import http.server
 import itertools
 import json
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Collection, Iterator
 from pathlib import Path
@@ -20,7 +23,7 @@ import requests
 
 from discovery import validate
 from polling import job_state
-from servers import emulator
+from servers import ROOT, emulator
 
 PROJECT = "proj"
 LOC = "us-central1"
@@ -278,3 +281,17 @@ def world(tmp: Path, *args: str) -> Iterator[tuple[str, RewardServer, str, str]]
     train, val = write_datasets(tmp / "gcs")
     with RewardServer() as rs, emulator(*FAST, "--gcs-dir", str(tmp / "gcs"), *args) as url:
         yield url, rs, train, val
+
+
+def emulator_help() -> str:
+    """`python -m tunifolk.emulator --help`, one line per option (no word broken at a hyphen)."""
+    env = {**os.environ, "COLUMNS": "10000"}
+    done = subprocess.run(
+        [sys.executable, "-m", "tunifolk.emulator", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    return done.stdout

@@ -7,8 +7,6 @@ discovery document. The helpers live in tests/emulator_api.py.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -21,6 +19,7 @@ from emulator_api import (
     autorater_reward,
     cloud_run_reward,
     create_job,
+    emulator_help,
     example,
     get_job,
     google_error,
@@ -31,17 +30,10 @@ from emulator_api import (
     validate_reward,
     wait_for,
 )
-from servers import ROOT
 
 
 def test_cli_help_documents_every_option() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "tunifolk.emulator", "--help"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    out = emulator_help()
     for opt in (
         "--port", "--step-seconds", "--gcs-dir", "--fault-seed", "--scenario", "--reward-fail-rate",
         "--fail-at-step", "--cancel-ignored", "--report-progress", "--samples-per-step", "--judge-models",

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import collections
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +24,7 @@ from emulator_api import (
     api,
     cloud_run_reward,
     create_job,
+    emulator_help,
     example,
     get_job,
     job_body,
@@ -37,7 +35,7 @@ from emulator_api import (
     write_datasets,
 )
 from scorer.ledger import EXAMPLE_DIGEST, JOB_ID, STEP, parse_line
-from servers import ROOT, emulator, scorer
+from servers import emulator, scorer
 from tunifolk.emulator.hostile import READINGS, Hostile
 from tunifolk.emulator.metrics import JOB_SERIES
 from tunifolk.job.limits import TERMINAL_STATES
@@ -77,14 +75,7 @@ def series_names(url: str, job: dict[str, Any]) -> set[str]:
 def test_hostile_switch_turns_every_reading_on_and_help_names_them() -> None:
     assert all(getattr(Hostile.every(), f) for f in READINGS.values())
     assert not Hostile().any and Hostile.of(["invoker-nan"]) == Hostile(invoker_nan=True)
-    out = subprocess.run(
-        [sys.executable, "-m", "tunifolk.emulator", "--help"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "COLUMNS": "10000"},  # one line per option: no word broken at a hyphen
-    ).stdout
+    out = emulator_help()
     assert "--hostile " in out and "--hostile-reading" in out
     assert all(name in out for name in READINGS), out
 

@@ -172,13 +172,6 @@ def _same_project(a: str, b: str) -> bool:
     return local_project_number(a) == local_project_number(b)
 
 
-class _Job:
-    """One query's run in a query process: its future outcome."""
-
-    def __init__(self, future: Future[Outcome]) -> None:
-        self.future = future
-
-
 class Ledger:
     """The sink's table over the ledger files of the queried dataset, reloaded when a file has grown;
     and the queries run on it, for their later pages. Thread-safe: one lock guards loading and the
@@ -195,7 +188,7 @@ class Ledger:
         weakref.finalize(self, shutil.rmtree, self._work, True)  # the copies go with the ledger
         self._generation = 0
         self._db: Path | None = None
-        self._jobs: OrderedDict[str, _Job] = OrderedDict()
+        self._jobs: OrderedDict[str, Future[Outcome]] = OrderedDict()  # a query: its outcome to come
         self._pool: ProcessPoolExecutor | None = None
 
     def _datasets(self, store: Store, project: str, dataset: str) -> list[Any]:
@@ -307,7 +300,7 @@ class Ledger:
                     "notFound",
                     f"Not found: Table {owner}:{dataset}.{TABLE} was not found in location US",
                 )
-            if sum(not j.future.done() for j in self._jobs.values()) >= MAX_PENDING:
+            if sum(not f.done() for f in self._jobs.values()) >= MAX_PENDING:
                 raise QueryError(
                     429,
                     "rateLimitExceeded",
@@ -315,10 +308,10 @@ class Ledger:
                 )
             job_id = "job_" + secrets.token_hex(10)
             limits = (JOB_LIMIT_S, MAX_ROWS, QUERY_MEMORY, MAX_RESULT_BYTES)
-            self._jobs[job_id] = _Job(self._workers().submit(_run, str(db), sql, params, limits))
+            self._jobs[job_id] = self._workers().submit(_run, str(db), sql, params, limits)
             while len(self._jobs) > KEPT_RESULTS:
                 _, dropped = self._jobs.popitem(last=False)
-                dropped.future.cancel()  # a query no one can ask for any more need not run
+                dropped.cancel()  # a query no one can ask for any more need not run
         return self._answer(
             project, job_id, request.get("timeoutMs"), request.get("maxResults"), 0, "bigquery#queryResponse"
         )
@@ -350,7 +343,7 @@ class Ledger:
             raise QueryError(400, "invalid", f"Invalid timeoutMs, maxResults or pageToken: {exc}") from None
         reference = {"projectId": project, "jobId": job, "location": "US"}
         try:
-            outcome = kept.future.result(timeout=wait)
+            outcome = kept.result(timeout=wait)
         except FutureTimeout:
             return {"kind": kind, "jobReference": reference, "jobComplete": False}
         except BrokenProcessPool:  # the query's process died: its address space ran out
