@@ -51,7 +51,7 @@ from .responses import (
 from .serving import ServingSettings
 from .state import Options, State
 
-__all__ = ["Emulator", "Options", "ServingSettings", "create_app"]
+__all__ = ["Emulator", "Options", "ServingSettings"]
 
 API = "aiplatform.googleapis.com"
 """The API every route of the emulator belongs to: a fresh project (`--project-dir`) refuses them
@@ -167,7 +167,3 @@ class Emulator:
                 )
             )
         return None
-
-
-def create_app(options: Options | None = None) -> Starlette:
-    return Emulator(options or Options()).app()
