@@ -76,9 +76,13 @@ image-tools: $(STAMP)
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-## make test-fast: the tests that start no server and no engine (not marked slow), in parallel
+## make test-fast: the edit loop, under a minute on two cores: the tests that start no server, engine
+## or container (not marked slow), in parallel; tests that prove two implementations agree run a fixed,
+## seeded sample of their cases here and every case in `make test` (tests/sweeps.py). Bytecode is
+## written (__pycache__/, ignored by git) even where PYTHONDONTWRITEBYTECODE is set: else every worker
+## and every `python -m` a test starts compiles the sources again, seconds a run.
 test-fast: $(STAMP) $(SCORER_EXT)
-	$(PY) -m pytest -m "not slow" -n auto
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -m "not slow" -n auto
 
 ## make docs: regenerate the tables of docs/config.md from the field table
 docs: $(STAMP)

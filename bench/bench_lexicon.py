@@ -11,7 +11,7 @@ there):
   words were drawn from, ``heldout.tsv`` the posts held out; tokens annotated ``arabizi`` count,
   foreign and emotag tokens, punctuation, numbers, abbreviations and proper nouns are set aside;
 * the pass rate of two negative sets, seeded: random letter strings (a–z, 3 to 8 letters) and
-  random consonant–vowel syllable strings (1 to 3 syllables, as the red team's gibberish writes
+  random consonant–vowel syllable strings (1 to 3 syllables, as gibberish attacks write
   them);
 * the lookup cost, nanoseconds per word: first lookups (the per-word cache empty) and cached ones.
 

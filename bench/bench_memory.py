@@ -18,7 +18,8 @@ import requests
 
 from scorer.app import MAX_BODY
 from tunifolk import cloudrun_limits
-from tunifolk.cli.local import ROOT, free_port, stop, wait_healthy
+from tunifolk.paths import ROOT
+from tunifolk.processes import descendants, free_port, stop, wait_healthy
 
 CONCURRENCY = 80
 
@@ -26,7 +27,7 @@ CONCURRENCY = 80
 def rss(pid: int) -> int:
     """Resident bytes of `pid` and every process it started (the scoring process)."""
     total = 0
-    for p in [pid, *_descendants(pid)]:
+    for p in [pid, *descendants(pid)]:
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -34,14 +35,6 @@ def rss(pid: int) -> int:
         except OSError:
             pass
     return total
-
-
-def _descendants(pid: int) -> list[int]:
-    out: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        for child in (task / "children").read_text().split():
-            out += [int(child), *_descendants(int(child))]
-    return out
 
 
 def main() -> None:
@@ -55,7 +48,7 @@ def main() -> None:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(url, proc)
+        wait_healthy(url, proc=proc)
         text = ("يا بحر يا موجك غدّار ** خذيت مني ضي النهار " * 30_000).encode()[: MAX_BODY - 1000]
         doc = {
             "example": {"references": {"form": "malzuma"}},

@@ -56,8 +56,7 @@ from callgrind import instructions  # noqa: E402  (bench/, this script's folder)
 
 import scorer  # noqa: E402
 from scorer.score import score  # noqa: E402
-from servers import free_port  # noqa: E402
-from tunifolk.cli.local import stop  # noqa: E402
+from tunifolk.processes import free_port, stop  # noqa: E402
 
 SAMPLE = (ROOT / "data" / "samples" / "malzuma.txt").read_text(encoding="utf-8")
 A, B = SAMPLE.split("\n", 1)[0].split(" ** ")

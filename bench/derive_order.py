@@ -34,9 +34,9 @@ from scorer.order import CODA_PLURAL, DIR, START, join_clitics, shape  # noqa: E
 
 TOP = {"arabic": 200, "arabizi": 800}
 FUNCTION = {"arabic": 60, "arabizi": 100}
-"""Words listed per script, and of them the function words: chosen on the genuine poems of the red-team
-rounds and data/samples against their own shuffles (docs/scorer.md, "Word order"); Arabizi spelling
-varies more, so it needs more words listed to see the same order."""
+"""Words listed per script, and of them the function words: chosen on the genuine poems of
+`tests/redteam_rounds/` and data/samples against their own shuffles (docs/scorer.md, "Word order");
+Arabizi spelling varies more, so it needs more words listed to see the same order."""
 END = "</s>"
 SKIP_POS = ("PUNC", "SYM", "NOUN_NUM", "EMOT")
 PROCLITICS = frozenset("ال و ب ل ف ك وال بال فال لل كال ولل وب ول وف".split())  # noqa: SIM905
@@ -69,7 +69,7 @@ def sentences(path: Path, arabic: bool) -> list[list[str]]:
 def _plural_as_poems_write(word: str) -> str:
     """CODA spells the plural verb ending -وا (تشوفوا, قالوا: 394 imperfect verbs in TArC), as MSA
     does; Derja poems write it -و (نلعبو, قالو). Read with CODA's alif, every such verb fell out of
-    the plural-verb class and the class kept 11 tokens, too few to estimate (issue 18: r7-012)."""
+    the plural-verb class and the class kept 11 tokens, too few to estimate."""
     return word[:-1] if len(word) > 3 and word.endswith(CODA_PLURAL) else word
 
 

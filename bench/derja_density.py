@@ -1,5 +1,5 @@
 """How much Tunisian evidence runs through a poem: honest poems of the rounds and samples against MSA
-poems carrying one Derja word or half-Derja lines (issue 18, principle 3; task msa10).
+poems carrying one Derja word or half-Derja lines (principle 3; docs/scorer.md).
 
 Per poem (the scorer's words, as ``scorer.score`` reads them): words; distinct Tunisian evidence
 words (any word whose ``scorer.variety`` vote includes Tunisian, each once: markers, shared dialect

@@ -1,13 +1,13 @@
 """Word salad against the word-order gate: how many random salads of common Derja words, laid out in
 each form's rhyme pattern, the reward pays (score > 0).
 
-Round 7's attacker (issue 18) drew salads of 3 random common Derja words plus a rhyme word per line
-and kept the best of 8 seeds: an RL policy does the same at scale, so the figure that matters is the
-pass rate over many draws, not the mean. The vocabularies below are the attacker's (Derja markers,
-verbs and nouns, rhyme words per rhyme; Tunisian place names, dishes and French loanwords mixed with
-markers). Run ``python bench/order_salad.py [--draws N]``: it prints, per script and generator, the
-draws scored, the pass rate and the 95th percentile of the reward. Figures, not a test
-(tests/test_scorer_order.py holds the properties).
+A salad attacker draws 3 random common Derja words plus a rhyme word per line and keeps the best of
+8 seeds: an RL policy does the same at scale, so the figure that matters is the pass rate over many
+draws, not the mean. The vocabularies below are such an attacker's (Derja markers, verbs and nouns,
+rhyme words per rhyme; Tunisian place names, dishes and French loanwords mixed with markers). Run
+``python bench/order_salad.py [--draws N]``: it prints, per script and generator, the draws scored,
+the pass rate and the 95th percentile of the reward. Figures, not a test (tests/test_scorer_order.py
+holds the properties).
 """
 
 from __future__ import annotations

@@ -30,7 +30,6 @@ and must stay.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +100,10 @@ class ScorerImageProvider(ResourceProvider):
                     return found
                 if found.get("status") in cloudbuild.LIVE:
                     ops.say(f"scorer image: build {found['id']} of this context is running: waiting")
-                    return self._finish(builds, self._follow(builds, project, location, found))
+                    waited = builds.follow(
+                        project, location, found, self.poll_seconds, self.timeout_seconds, ops.say
+                    )
+                    return self._finish(builds, waited)
             root = Path.cwd()  # the program's directory: the engine runs the provider host there
             if cloudbuild.image.context_digest(root) != digest:
                 raise TunifolkError(
@@ -125,21 +127,6 @@ class ScorerImageProvider(ResourceProvider):
             build = (op.get("metadata") or {}).get("build") or {}
             ops.say(f"scorer image: build {build.get('id', '?')} started (log: {build.get('logUrl')})")
             return self._finish(builds, builds.wait(op, self.poll_seconds, self.timeout_seconds, ops.say))
-
-    def _follow(
-        self, builds: cloudbuild.CloudBuild, project: str, location: str, build: dict[str, Any]
-    ) -> dict[str, Any]:
-        """Wait for a build found live (no operation at hand): poll the build itself."""
-        deadline = time.monotonic() + self.timeout_seconds
-        while build.get("status") not in cloudbuild.DONE:
-            if time.monotonic() >= deadline:
-                raise TunifolkError(
-                    f"the scorer image build {build['id']} is still {build.get('status')}: "
-                    "run pulumi up again to wait for it"
-                )
-            time.sleep(self.poll_seconds)
-            build = builds.get(project, location, build["id"])
-        return build
 
     @staticmethod
     def _finish(_builds: cloudbuild.CloudBuild, build: dict[str, Any]) -> dict[str, Any]:

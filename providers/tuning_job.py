@@ -88,6 +88,14 @@ class RlftTuningJobProvider(ResourceProvider):
         for warning in report.warnings:
             ops.say(f"warning: {warning}")
         failures = [_check_failure(path, reason) for path, reason in report.failures]
+        if not _olds and report.inputs.get(Input.SERVING_CHECKPOINT) not in (None, ""):
+            failures.append(
+                CheckFailure(
+                    Input.SERVING_CHECKPOINT,
+                    "there is no job yet, so no checkpoint to serve: set tunifolk:servingCheckpoint once the "
+                    "run has checkpoints (`tunifolk eval` names the best)",
+                )
+            )
         return CheckResult(report.inputs, failures)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
@@ -98,6 +106,7 @@ class RlftTuningJobProvider(ResourceProvider):
         and its model untouched (docs/vertex.md, "Lifecycle"). A live old job holds the project's
         one concurrent tuning job: that create fails on one line naming the fix, and nothing moves."""
         changed, replaces = diff.diff_decision(_inputs(olds), _inputs(news))
+        _check_serving_checkpoint(id_, olds, news, bool(replaces))
         if replaces and not contains_unknown(_inputs(news)):
             self._validate_replacement(id_, normalize(_inputs(news)))
         return DiffResult(changes=bool(changed), replaces=list(replaces), delete_before_replace=False)
@@ -256,6 +265,14 @@ class RlftTuningJobProvider(ResourceProvider):
         """The inputs and every output of the table: read from the job at the row's `api` path, or
         computed here for the rows without one."""
         read = {f.name: bodies.value_at(job, f.api) for f in fields.OUTPUTS if f.api}
+        served = ops.served_checkpoint(job, inputs)
+        if served is not None:
+            read[Output.ENDPOINT] = served["endpoint"]
+        elif inputs.get(Input.SERVING_CHECKPOINT):
+            ops.say(
+                f"warning: {job['name']} lists no checkpoint {inputs[Input.SERVING_CHECKPOINT]}: the "
+                "endpoint output is the service's final endpoint"
+            )
         endpoint, error = read[Output.ENDPOINT], job.get("error")
         computed = {
             Output.SERVING_HOST: serving_host(endpoint) if endpoint else None,
@@ -274,6 +291,28 @@ class RlftTuningJobProvider(ResourceProvider):
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _check_serving_checkpoint(id_: str, olds: dict[str, Any], news: dict[str, Any], replaced: bool) -> None:
+    """At preview: `serving_checkpoint` must name a checkpoint the job has (its state's last
+    `checkpoints`), and cannot carry over to a job that replaces this one. One line, listing the
+    checkpoints there are."""
+    wanted = normalize(_inputs(news)).get(Input.SERVING_CHECKPOINT)
+    if wanted in (None, "") or contains_unknown(wanted):
+        return
+    job = id_.rsplit("/", 1)[-1]
+    if replaced:
+        raise TunifolkError(
+            f"servingCheckpoint {wanted} is a checkpoint of job {job}, which this change replaces: unset it "
+            "(`pulumi config rm tunifolk:servingCheckpoint`) for the new run"
+        )
+    ids = [str(c.get("checkpoint_id")) for c in olds.get(Output.CHECKPOINTS) or []]
+    if str(wanted) not in ids:
+        has = f"it has {', '.join(ids)}" if ids else "it has none yet"
+        raise TunifolkError(
+            f"servingCheckpoint {wanted}: job {job} has no such checkpoint; {has} "
+            "(`pulumi refresh` reads checkpoints made since the last update)"
+        )
 
 
 class _OneLineForExpectedFailures:

@@ -21,6 +21,7 @@ from pathlib import Path
 COMPILED = (
     "arabic",
     "lexicon",
+    "identity",
     "linear",
     "response",
     "frame",
@@ -30,7 +31,6 @@ COMPILED = (
     "stanzas",
     "structure",
     "wordshape",
-    "hidden",
     "msa",
     "mashriq",
     "morphology",

@@ -94,9 +94,8 @@ def normalize_arabic(text: str) -> str:
     one by one (~30 µs for a 27-line poem), while a poem holds a handful of distinct foldable
     characters (~6 µs).
 
-    The last text and its fold are kept (`_LAST_FOLD`): a reward folds the same response twice, for
-    the parser and for `scorer.hidden` (the same string, unless NFKC or a newline changed it), and
-    the second fold is then one string comparison."""
+    The last text and its fold are kept (`_LAST_FOLD`): a text folded again (a refrain, a parse read
+    twice) is then one string comparison."""
     global _LAST_FOLD
     last = _LAST_FOLD
     if text == last[0]:
@@ -297,8 +296,8 @@ def latin_key(word: str) -> RhymeKey:
 def _doubled(word: str, wasl: str) -> bool:
     """Whether the rawī is written doubled (7add, tmedd, 7abb, marra: حدّ, تمدّ, حبّ, مرّة). A vowel
     before a doubled consonant is short, so it is no ridf: the Arabic script writes none there, and
-    read as one it split a stanza of حدّ, درب (7add, darb) into two rhymes (round 14's r14-017, 0.74
-    where its Arabic-script version scored 0.94)."""
+    read as one it would split a stanza of حدّ, درب (7add, darb) into two rhymes that the Arabic
+    script keeps as one."""
     low = word.lower()
     if wasl and low and low[-1] in "aeiouy":
         low = low[:-1]
@@ -309,15 +308,14 @@ _OWN_VOWEL = {"y": "i", "w": "u"}
 LATIN_IA = "ia"
 """Arabizi writes ية/يا after a consonant -ia as often as -ya (ghalia and ghalya, sa9ia, 3afia, lia:
 غالية, ساقية, عافية, ليا): the i is the glide, the rawī y, as ``arabic_key`` reads ي. Read as a vowel
-rawī, ghalia and jeya (جاية) did not rhyme at all where the Arabic script half-agrees them (round 14's
-genuine malzuma r14-012: main 0.67, and -0.1 with one blank line forgotten)."""
+rawī, ghalia and jeya (جاية) would not rhyme at all where the Arabic script half-agrees them."""
 LATIN_H = {"7": "h"}
 """Arabizi's h is a consonant at a word's end: the pronoun ه (m3ah, ydah, hwah: معاه, يداه, هواه)
 or ح for writers who spell it h (rouh, sbeh: روح, صباح; 7 and h are both common in Tunisian
-Arabizi). Read as a spelling of the vowel before it (the rule until round 9), -ah rhymed on the
-letter before (m3ah on ع, ydah on د) where the Arabic script rhymes on ه with the ridf ا, so r9-016,
-the Latin spelling of r9-015 (1.0), scored 0.60. As the rawī, 7 is read as h: one letter spells
-both ح and ه, so a rhyme cannot tell what the spelling does not, and rou7 and rouh are one rhyme."""
+Arabizi). Read as a spelling of the vowel before it, -ah would rhyme on the letter before (m3ah on
+ع, ydah on د) where the Arabic script rhymes on ه with the ridf ا, and a poem's Latin spelling would
+score below its Arabic one. As the rawī, 7 is read as h: one letter spells both ح and ه, so a rhyme
+cannot tell what the spelling does not, and rou7 and rouh are one rhyme."""
 
 
 @functools.lru_cache(maxsize=65536)
@@ -352,81 +350,6 @@ AR_CLITICS = (
     "ل",
     "ك",
 )
-_LATIN_CLITICS = ("wal", "bal", "fal", "lal", "kal", "al", "w", "b", "f", "l", "k", "a")
-
-
-@functools.lru_cache(maxsize=65536)
-def rhyme_identity(word: str) -> str:
-    """The rhyme word itself, for īṭāʾ (one word reused as rhyme): folded as the rhyme is (letters
-    of the alphabet only, case and spelling for Arabizi) and without a clitic prefix (ال ب و ل ك ف
-    and their chains; el- w- b- l- … in Arabizi), so الدار, دار, ودار, بالدار, Dar and DAR are one
-    word. A one-letter Arabizi clitic comes off only when what is left is a known word and the
-    whole is not one (wdar is dar; blad, wled and b3id stay words of their own). A stem must keep
-    three letters after a one-letter clitic (باب is not ب + اب), two after a longer one; four after a
-    bare preposition ب ل ك (alone or after و; :data:`PREPOSITION_STEM`)."""
-    key = rhyme_key(_latin_article(word) if word[:1].isascii() else word)
-    w = key.word
-    if not w:
-        return ""
-    latin = w[0] not in ARABIC_LETTERS
-    clitics = _LATIN_CLITICS if latin else AR_CLITICS
-    for c in clitics:
-        need = (3 if len(c) == 1 else 2) if latin else _AR_STEM[c]
-        if w.startswith(c) and len(w) - len(c) >= need:
-            if latin and len(c) == 1 and (not _latin_known(w[1:]) or _latin_known(w)):
-                # Arabizi glues a one-letter clitic before a consonant only in a word it knows
-                # (wdar); blad, wled, b3id (far, not b + 3id) and b7ar (sea) are words of their own
-                continue
-            return w[len(c) :]
-    return w
-
-
-PREPOSITION_STEM = 4
-"""Letters a rhyme word must keep after a bare preposition (ب ل ك, alone or after و) to lose it.
-Arabic words are mostly of three-letter roots, and many of four letters begin with one of these
-(بعيد far, بلاد, كلام, لسان, كبير, بحار): read as ب + عيد they made بعيد and العيد one rhyme word.
-A preposition on a longer noun (بتخريب, بكلمة) or with the article (بالعيد, للدار) still comes off,
-so التخريب and بتخريب stay one word. The lexicon lists clitic forms too, so it cannot tell."""
-_AR_STEM = {
-    c: PREPOSITION_STEM if c.removeprefix("و") in ("ب", "ل", "ك") else 3 if len(c) == 1 else 2
-    for c in AR_CLITICS
-}
-
-
-_SUN_LETTERS = frozenset(("t", "d", "r", "z", "s", "n", "l", "th", "dh", "ch", "sh"))
-"""Arabizi spellings of the sun letters, the ones the article assimilates to (ed-dar, ech-chams);
-the moon letters keep it (el-bab)."""
-
-
-def _latin_article(word: str) -> str:
-    """An Arabizi word without the article assimilated to a sun letter, which the fold would blur
-    into the word (``ed-dar``, ``eddar``, ``wech-chams``, ``es-sma`` are ``dar``, ``chams``, ``sma``):
-    an optional clitic (w f b l k), ``e``/``a``, then a sun letter written twice, with or without a
-    hyphen between. Without the hyphen only when two letters are left after the copy."""
-    s = word.lower()
-    i = 1 if len(s) > 2 and s[0] in "wfblk" and s[1] in "ea" else 0
-    if s[i : i + 1] not in ("e", "a"):
-        return word
-    rest = s[i + 1 :]
-    for n in (2, 1):
-        c = rest[:n]
-        if c not in _SUN_LETTERS:
-            continue
-        if rest[n : n + 1] in ("-", "'") and rest[n + 1 :].startswith(c):
-            return rest[n + 1 :]
-        if rest[n:].startswith(c) and len(rest) - n >= n + 2:
-            return rest[n:]
-    return word
-
-
-def _latin_known(stem: str) -> bool:
-    """The folded stem is an Arabizi word of the lexicon (imported here: the lexicon imports this
-    module)."""
-    from scorer.lexicon import ARABIZI
-
-    return stem in ARABIZI
-
-
 # Near-articulation rawī pairs (ikfāʾ): a weak, partial rhyme. Arabizi symbols share the sets.
 _NEAR_GROUPS = [
     "حخ75h",  # h: ح spelled h (LATIN_H)
@@ -490,6 +413,6 @@ BARE_AND_RIDF = 0.0
 """How far a bare restricted rhyme (-Car, no long vowel before the rawī) is the same rhyme as a
 ridf one on its rawī (-ār, -īr) where the two must differ. The ridf is part of the qāfiya: a poem
 whose rhyme drops or gains it commits sinād al-ridf (so agreement keeps 0.7, the defect), and in a
-stanza poem they are the two rhymes a poet sets against each other: r9-009 and r9-011, genuine
-muthallaths whose tercets end on يكبر / تكسّر / تتجذّر under stanza rhymes الخير / نسير and
-الدار / أخبار, lost 0.7 of those stanzas' contrast (0.74, 0.65; now 0.87, 0.83)."""
+stanza poem they are the two rhymes a poet sets against each other: a muthallath whose tercets end
+on يكبر / تكسّر / تتجذّر under stanza rhymes الخير / نسير or الدار / أخبار keeps those stanzas'
+contrast whole (scored as the same rhyme at 0.7, they would lose 0.7 of it)."""

@@ -1,4 +1,5 @@
-"""A caesura written with any mark (docs/scorer.md, "Layout is not content"; principle 6).
+"""A caesura written with any mark (docs/scorer.md, "Layout is not content"; principle 7): read as
+the caesura, and, when it is not the ` ** ` the prompt names, costed as another layout.
 
 Between the two half-lines of a bayt, writers put whatever their keyboard or their printed source
 has: the traditional hemistich star ``٭`` (U+066D), a run of tatweel glued to both half-lines (a
@@ -32,10 +33,11 @@ from scorer.lexicon import is_arabic_word
 
 CONSISTENT = 0.5
 """Share of the poem's non-blank lines that must carry one separator run, the same, once, for it to
-be the poem's caesura mark. Round 9's separator cases carry theirs on every line (6 or 8 of 6 or 8);
-a title and a signature line leave 8 of 10; a malzuma whose opening alone has a caesura (1 of 20)
-keeps the soft reading. No genuine or harmless case of rounds 1-9 nor a sample reaches it with a
-poem's own punctuation (a spaced ``!`` or ``؟`` in half the lines would; none does)."""
+be the poem's caesura mark. A poem that parts its bayts with a separator carries it on every line
+(6 or 8 of 6 or 8); a title and a signature line leave 8 of 10; a malzuma whose opening alone has a
+caesura (1 of 20) keeps the soft reading. No genuine or harmless case of `tests/redteam_rounds/`
+nor a sample reaches it with a poem's own punctuation (a spaced ``!`` or ``؟`` in half the lines
+would; none does)."""
 TATWEEL_RUN = 3
 """A run of this many tatweels (U+0640) or more is a separator run: a kashida stretching a letter
 inside a word is one or two, and when it is longer it stretches a word here and there, never the

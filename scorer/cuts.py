@@ -2,11 +2,12 @@
 word counts").
 
 The language gate asks whether each token is a word, and a word cut in two often leaves pieces the
-lexicon knows (كب رنا, ال شباب, `3ec-hrin`): round 17 cut every long word of genuine poems so and
-kept 0.66-0.75. Two neighbours of one hemistich are a cut word when glued they make a word and apart
-they do not both (the test the text-parts joiner makes at a part boundary, `scorer.response`). Honest
+lexicon knows (كب رنا, ال شباب, `3ec-hrin`): a genuine poem with every long word cut so would
+otherwise keep most of its reward. Two neighbours of one hemistich are a cut word when glued they
+make a word and apart they do not both (the test the text-parts joiner makes at a part boundary,
+`scorer.response`). Honest
 poems have at most 5 % of their words so (a clitic written apart, `mn bledi`, «و نا»); the cut poems
-of the rounds 11 % to 59 %. Pure: the caller's word verdicts, nothing else.
+of `tests/redteam_rounds/` 11 % to 59 %. Pure: the caller's word verdicts, nothing else.
 """
 
 from __future__ import annotations

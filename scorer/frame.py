@@ -1,8 +1,8 @@
 """What frames the poem: its stanzas, and the title above it and the signature under it.
 
 A title directly above the poem and a signature under it are not lines of it (docs/scorer.md,
-"Layout is not content"); what is dropped is counted per kind in ``Poem.dropped``, which the reward
-charges beyond a small budget ("One text").
+"Layout is not content"); what is dropped is counted per kind in ``Poem.dropped``, and the reward holds
+a poem with any of it at or under 0: it is words that are not the poem ("One text").
 """
 
 from __future__ import annotations
@@ -17,6 +17,12 @@ if TYPE_CHECKING:
 
 TITLE_WORDS = 7
 """A title is a short line: at most this many words."""
+TITLE_SHORT_WORDS = 4
+"""A title directly above a stanza (no blank line between) that rhymes with none of its lines is
+this short; a longer line there is the stanza's own first line, off its rhyme (a flaw)."""
+TITLE_ABOVE_WORDS = 5
+"""A title set directly above a bayt (no blank line between) is shorter still: a longer line there is
+the bayt itself with its ` ** ` lost."""
 SIGNATURE_WORDS = 12
 """A signature may say more than a title (``كلمات: محمد الصغير بن علي، صفاقس، ربيع 2023``): its
 start, brackets or closing year already set it apart from a line of the poem."""
@@ -30,8 +36,8 @@ def count_dropped(dropped: dict[str, int], kind: str, chars: int) -> None:
 
 def count_fence(dropped: dict[str, int], raw: str) -> None:
     """A code fence line: its marker and info string (```` ```text ````) are layout; the words after
-    the info string are text a reader sees and the poem does not hold (round 16: a note to the judge
-    after the marker), charged as ``fence_text``."""
+    the info string are text a reader sees and the poem does not hold (a note to the judge after the
+    marker, say), charged as ``fence_text``."""
     st = raw.strip()
     info = st.lstrip("`~").split(None, 1)  # the info string, and what follows it
     extra = len(info[1]) if len(info) > 1 else 0
@@ -97,13 +103,15 @@ def _closing(above: list[list[Line]], last: Line) -> bool:
 
 
 def drop_title(blocks: list[list[Line]], marked: bool, dropped: dict[str, int]) -> None:
-    """A leading title: one short line without a caesura, alone above the poem, marked up, or
-    directly above a line with a caesura (a malzuma opening, a bayt) or lines it does not rhyme with."""
+    """A leading title: one short line without a caesura (nor its mark), alone above the poem, marked
+    up, or directly above a line with a caesura (a malzuma opening, a bayt)."""
     if not blocks:
         return
     b0 = blocks[0]
     first = b0[0]
     if len(first.hemis) != 1 or len(first.words) > TITLE_WORDS or len(first.halves) >= 2:
+        return
+    if "**" in first.text:  # it carries the caesura the prompt names: a bayt, though half of it is empty
         return
     if not marked and len(blocks) == 1 and _hemistich_pairs(b0):
         return
@@ -113,7 +121,15 @@ def drop_title(blocks: list[list[Line]], marked: bool, dropped: dict[str, int]) 
     if len(b0) < 2:
         return
     nxt = b0[1]
-    if marked or len(nxt.halves) >= 2 or _rhymes_with_none(first, b0[1:4]):
+    # A title is words that are not the poem, which hold the reward at or under 0 (scorer/score.py), so
+    # a line is not called one on a guess: not for rhyming with none below (a stanza may open off its
+    # rhyme, a flaw the structure costs, unless it is as short as a title), and not above a bayt when it
+    # is longer than TITLE_ABOVE_WORDS (a bayt whose ` ** ` was lost).
+    above_a_bayt = len(nxt.halves) >= 2 and len(first.words) <= TITLE_ABOVE_WORDS
+    # a line of three words at most, off the rhyme of the lines below: a poem's line is longer
+    # (a two-word hemistich is the short penalty's), a stanza's first line off its rhyme is not this short
+    short_and_apart = len(first.words) <= TITLE_SHORT_WORDS and _rhymes_with_none(first, b0[1:4])
+    if marked or above_a_bayt or short_and_apart:
         count_dropped(dropped, "title", len(b0.pop(0).text))
 
 

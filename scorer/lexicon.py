@@ -264,8 +264,9 @@ def arabizi_lookup_form(word: str) -> str:
 _H_FOR_7 = re.compile("(?<![cskg])h")
 """An h that is no part of ch, sh, kh, gh: Tunisian Arabizi writes ح as 7 or as h (rouh, hbib, thki:
 rou7, 7bib, t7ki), and the list spells it 7. A word unknown as written is looked up once more with
-such h written 7, exactly (not loosely: ``MIN_LOOSE`` still bounds the loose lookup), so r9-032,
-r9-016 spelled with h, q and kh, reads as r9-016 does. h stays h in the fold, being ه too (m3ah)."""
+such h written 7, exactly (not loosely: ``MIN_LOOSE`` still bounds the loose lookup), so a poem
+spelled with h, q and kh reads as its spelling with 7, 9 and 5 does. h stays h in the fold, being ه
+too (m3ah)."""
 
 
 def _listed_stems(w: str) -> list[str] | None:

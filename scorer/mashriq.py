@@ -1,8 +1,8 @@
-"""The Mashriq's verb morphology and its qaf in Arabizi (issue 18, principle 3; docs/scorer.md,
-"Derja, not any Arabic"): words no marker table can list, found by their Tunisian twin.
+"""The Mashriq's verb morphology and its qaf in Arabizi (principle 3; docs/scorer.md, "Derja, not
+any Arabic"): words no marker table can list, found by their Tunisian twin.
 
-Round 9 rewrote Tunisian poems in Egyptian and Levantine Arabizi by changing the verbs, not the
-function words (bafakkar, baghanni, bya3ref, 2albi, wa2t). Each rule here reads a word's shape and
+A Tunisian poem turns Egyptian or Levantine in Arabizi by its verbs alone, the function words kept
+(bafakkar, baghanni, bya3ref, 2albi, wa2t). Each rule here reads a word's shape and
 asks the Tunisian Arabizi lexicon (``scorer.lexicon.ARABIZI``, in the phonetic fold) for the form a
 Tunisian would write in its place, so that a Tunisian word of the same shape (barcha, bahi, bachar,
 bnefsi) does not match:
@@ -19,7 +19,7 @@ bnefsi) does not match:
   real hamza (nes2el, mas2oul), whose ``9`` spelling is no word.
 
 All vote Egyptian and Levantine alike (both say them). On TArC's real Tunisian Arabizi (about
-47,000 tokens), every honest Arabizi poem of the rounds and the samples, four word types match
+47,000 tokens), every honest Arabizi poem of `tests/redteam_rounds/` and the samples, four word types match
 (bachar 3 tokens, saye2, ye5la2, 3ala2 one each; 2eme is listed shared): no sentence or poem carries
 two (tests/test_variety_mashriq.py). Linear: two folds and at most five set lookups a word.
 """

@@ -26,13 +26,13 @@ ECH_WEIGHT = 1.0
 """A Latin word in ``-ech`` no table knows: the Tunisian imala of ``-āš`` (see latin_morphology)."""
 OBJECT_SUFFIXES = {"arabic": ("ها", "ك", "ني", "هم", "كم"), "arabizi": ("ha", "h", "k", "ni", "hom", "kom")}
 """Object pronouns after a Maghrebi verb plural (نعصروها, تحطوه, y7ebbouk): the plural's ``-ū`` stays
-before them, so the verb is the same marker with the suffix (round 14's genuine r14-008 carried its
-Derja only in such verbs and read as no variety at all). Not ``-ه`` in Arabic script: the scorer
+before them, so the verb is the same marker with the suffix (a genuine poem may carry its Derja
+only in such verbs). Not ``-ه`` in Arabic script: the scorer
 folds ة into ه, and a noun in ``-وة`` (تلاوة) would read as a verb. MSA writes the suffixed plural
 so too after لن/لم/أن (لن يفهموها), but those particles are MSA's own evidence (``scorer.msa``).
 Four letters or more before the ``-ū``: MSA's defective verbs (يتلو, يدعو) take the suffix too
-(تتلوها, ويدعوهم lifted two salads of rounds 2 and 4 at three), as the bare rule keeps them out by
-length."""
+(تتلوها, ويدعوهم: with three letters allowed they would lift word salads), as the bare rule keeps
+them out by length."""
 _SUFFIXED = tuple("و" + s for s in OBJECT_SUFFIXES["arabic"])
 _LATIN_SUFFIXED = tuple("ou" + s for s in OBJECT_SUFFIXES["arabizi"])
 TAILS = ("ون", "و", "ش", *_SUFFIXED)

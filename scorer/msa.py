@@ -1,14 +1,14 @@
-"""MSA's own evidence, which Derja markers do not cancel (issue 18, principle 3; docs/scorer.md,
-"MSA's own evidence").
+"""MSA's own evidence, which Derja markers do not cancel (principle 3; docs/scorer.md, "MSA's own
+evidence").
 
-Round 7 wrote Modern Standard Arabic poems with برشا, ديما, نستنّاك sprinkled in: the Derja markers
-outweighed MSA's particles and the variety gate paid. ``scorer.variety`` exempts MSA's particles
+A Modern Standard Arabic poem with برشا, ديما, نستنّاك sprinkled in has Derja markers enough to
+outweigh MSA's particles, and the variety gate alone would pay it. ``scorer.variety`` exempts MSA's particles
 from its foreign dose because Derja poetry borrows them (حين, اذا, ربما, قد, كلا), so this module
 counts only what Derja does not say, each distinct form once:
 
 - the words of ``lexicon/varieties/<script>/msa_own.txt`` (الذي, سوف, لن, لم, ليس, ذلك; Latin
   allathi, sawfa, laysa, aktubu), and MSA content words Derja says with its own (ينتظر for يستنى,
-  يأتي for يجي, صارت for ولّات, الآن for توّا: round 10 wrote MSA around every particle);
+  يأتي for يجي, صارت for ولّات, الآن for توّا: MSA can be written around every particle);
 - in Arabic script, the first person singular imperfect in ``أ-`` (أكتب, أسهر, وأسأل, سأرجع; Derja
   says نكتب): read from the raw text, since ``normalize_arabic`` folds أ to ا and اكتب is also
   the imperative. A raw word is one when, without its diacritics and a و/ف or سـ before it, it is
@@ -138,11 +138,11 @@ CASE_MARKS = "\u064b\u064c\u064d\u064f\u0650"
 CASE_RAMP = (0.2, 0.3)
 """Share of a poem's words (rhyme words aside) written with a case ending (free, zero): Derja has lost
 case, so a poem that writes it out on a fifth of its words and more is MSA, whatever Derja word is
-sprinkled in (round 16: MSA malzumas, gsims, mugefs with one ديما or برشا and case endings on 29–61 %
-of their words scored 0.33–1.0). Measured on the rounds' genuine, harmless, imperfect and wrong-form
-poems and the samples: none writes one outside its rhyme words but two layouts that scatter
-diacritics at random (0.11, 0.16); a poet marks the rhyme vowel (الظلامِ, السلامِ), so the word before a
-line's end or a caesura mark is not counted. The gate is 1 up to `free`, 0 from `zero`."""
+sprinkled in (an MSA malzuma, gsim or mugef with one ديما or برشا and case endings on 29–61 % of its
+words). Measured on the genuine, harmless, imperfect and wrong-form poems of
+`tests/redteam_rounds/` and the samples: none writes one outside its rhyme words but two layouts
+that scatter diacritics at random (0.11, 0.16); a poet marks the rhyme vowel (الظلامِ, السلامِ), so
+the word before a line's end or a caesura mark is not counted. The gate is 1 up to `free`, 0 from `zero`."""
 _CASE_WORD = re.compile("([\u0621-\u0652\u0640\u0670]+)([ \t]*)(?=(.?))")
 
 

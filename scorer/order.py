@@ -1,9 +1,9 @@
 """Word order: are a poem's lines in the order Derja speaks, or its words dealt out at random?
 
 The structure reward reads rhyme, form and words, none of which changes when a poem's words are
-shuffled inside its lines (or across them, the rhyme words kept): a shuffled genuine poem kept its
-full reward through five red-team rounds (docs/scorer.md, "Word order"). Sense is the judge's, but
-order is measurable without it.
+shuffled inside its lines (or across them, the rhyme words kept): without this module a shuffled
+genuine poem keeps its full reward (docs/scorer.md, "Word order"). Sense is the judge's, but order
+is measurable without it.
 
 Method: a **class bigram model** of Tunisian word order, estimated from TArC (the Tunisian Arabish
 Corpus, CC BY 4.0; ``lexicon/order/README.md``), one per script. A word's class is the word itself
@@ -22,7 +22,7 @@ E[start] = Σ c·L(<s>, ·)/m, E[into the rhyme word] = Σ c·L(·, last)/m and 
 
 A second, order-free test, :func:`glue_gate`: the share of lines holding Derja's glue (prepositions,
 conjunctions, particles, clitics). Word salad strings content words side by side, and a lucky
-draw of it can gain as much as a genuine poem (issue 18); its lines lack the glue.
+draw of it can gain as much as a genuine poem; its lines lack the glue.
 
 Pure: tables load once at import; a per-pair cache; no I/O, no randomness.
 """
@@ -44,7 +44,7 @@ EVIDENCE = 10.0
 """Corpus tokens at which a class pair's PMI is trusted half (pseudo-counts): the PMI of a pair whose
 rarer class has n tokens is weighted n / (n + EVIDENCE), the rest is its shape pair's (docs/scorer.md,
 "Word order"). Tried 5, 10, 15, 30: at 5 a genuine sample gains less than the ramp's full, at 15
-and 30 more shuffled cheats of the rounds are paid."""
+and 30 more shuffled cheats of `tests/redteam_rounds/` are paid."""
 START = "<s>"
 MIN_WORDS = 3
 """A line (hemistich) is judged from this many words: two words have one order that matters."""
@@ -91,10 +91,10 @@ def shape(word: str, arabic: bool) -> str:
 LATIN_W_WORD = 4
 """Arabizi's one-letter w- (and) is read as a prefix only on a word longer than this: on four letters
 or fewer the w is more often the root's own (wjah face, wled boys, w7ed one, wra behind) than "and"
-before a three-letter word, and read as "and" it cost a genuine line its order (issue 18, r8-008:
-3la wjah 7bibi netfarrej, -3.8 -> -0.5). In Arabic script و is the same letter either way; the
-rule there is unchanged. Tried on l- (the article) too, and on the article assimilated to a sun
-letter (eddar): each raised a round-5 global shuffle (r5-153) above 0."""
+before a three-letter word, and read as "and" it would cost a genuine line its order (3la wjah
+7bibi netfarrej). In Arabic script و is the same letter either way, read as a prefix on any word of
+four letters or more. The same length rule is not applied to l- (the article), nor to the article
+assimilated to a sun letter (eddar): either would raise a whole-poem shuffle above 0."""
 _AR_TAILS = (("ها", "ha"), ("هم", "hum"), ("نا", "na"), ("ك", "k"), ("ي", "i"), ("ه", "a"), ("ة", "a"))
 _LATIN_TAILS = (("ha", "ha"), ("hom", "hum"), ("na", "na"), ("ek", "k"), ("ik", "k"), ("i", "i"), ("a", "a"))
 
@@ -179,7 +179,7 @@ class Model:
         n allows, n / (n + EVIDENCE), the rest taken from the shape pair's PMI, itself trusted so by
         its rarer shape's count, the rest 0 (no association). Without this, a pair never seen after
         a common class scored about log(KAPPA / count) (-8) however rarely its other class occurs:
-        one rare class swamped a line (issue 18)."""
+        one rare class swamped a line."""
         sa, sb = self._shape_of(a), self._shape_of(b)
         vs = self.s_classes
         p_shape = (self.s_big.get((sa, sb), 0) + 0.5) / (self.s_left.get(sa, 0) + 0.5 * vs)
@@ -306,9 +306,10 @@ negation and the relative; with a clitic before the article (بال, فال, ل�
 (:func:`shape`) they join a line's words. The bare article does not: it marks a noun, and a list of
 names has it (القيروان). Arabic as the scorer reads it (``normalize_arabic``)."""
 GLUE_RAMP = (0.35, 0.6)
-"""The glue gate on the share of lines with glue: (zero, full). Every genuine poem of the rounds and
-data/samples has glue in 0.69 of its lines or more (Arabizi 0.79; median 0.96 and 1.0); word salad
-drawn by bench/order_salad.py in 0-0.11 on the median, 0.42 at most (docs/scorer.md, "Word order")."""
+"""The glue gate on the share of lines with glue: (zero, full). Every genuine poem of
+`tests/redteam_rounds/` and data/samples has glue in 0.69 of its lines or more (Arabizi 0.79; median
+0.96 and 1.0); word salad drawn by bench/order_salad.py in 0-0.11 on the median, 0.42 at most
+(docs/scorer.md, "Word order")."""
 GLUE_PRIOR_LINES = 2
 """The share is counted as if this many more lines had glue: a few lines are weak evidence (a short
 poem, or one stanza left among babble, is not gated on a line or two without glue)."""
@@ -333,7 +334,7 @@ def glue_gate(lines: list[list[str]], script: str) -> float:
     """The multiplier of the glue gate: the share of lines (hemistichs of MIN_WORDS words or more)
     whose movable words hold a glue word, mapped by GLUE_RAMP. Word salad strings content words
     side by side; Derja joins them, and a random order of the same words keeps its glue, so this
-    complements :func:`gain`, which a lucky salad can pass (issue 18). O(words)."""
+    complements :func:`gain`, which a lucky salad can pass. O(words)."""
     seen = _GLUE_SEEN[script]
     judged = held = 0
     for words in lines:
@@ -355,10 +356,10 @@ def glue_gate(lines: list[list[str]], script: str) -> float:
 
 
 LIST_RAMP = (0.35, 0.5)
-"""The list gate on the share of lines that are enumerations: (full, zero). No honest poem of the
-rounds (genuine, harmless, imperfect, wrong form) nor a sample has more than 0.17 of its lines so
-(median 0); the inventories of nouns, towns or months the rounds laid out in forms 0.58-1.0
-(docs/scorer.md, "Word order": lists)."""
+"""The list gate on the share of lines that are enumerations: (full, zero). No honest poem of
+`tests/redteam_rounds/` (genuine, harmless, imperfect, wrong form) nor a sample has more than 0.17 of
+its lines so (median 0); the inventories of nouns, towns or months laid out in forms there have
+0.58-1.0 (docs/scorer.md, "Word order": lists)."""
 LIST_PRIOR_LINES = 2
 """The share is counted as if this many more lines were no list: one stanza is weak evidence."""
 LIST_AND_SHARE = 0.6
@@ -424,8 +425,8 @@ def list_gate(lines: list[list[str]], script: str) -> float:
     """The multiplier of the list gate: the share of lines (hemistichs of MIN_WORDS words or more)
     that are enumerations, "X and Y and Z and W" (الخبز والزيت والملح والحليب, months, towns), mapped
     by LIST_RAMP. The glue gate counts the و-/w- prefix as glue, which it is in a sentence; a chain
-    of "and" + noun with nothing else is an inventory, not a line of verse (rounds 3, 6, 12, 13:
-    noun, town and shopping lists kept their form and scored up to 1.0). O(words)."""
+    of "and" + noun with nothing else is an inventory, not a line of verse (a list of nouns, towns
+    or groceries that keeps the form would otherwise score up to 1.0). O(words)."""
     arabic = script == "arabic"
     verdicts = _AND_NOUNS[arabic]
     and_letter = "و" if arabic else "w"

@@ -72,8 +72,8 @@ def whole_bayt(blocks: list[list[Line]], halves: list[str]) -> list[list[Line]]:
     """The blocks with the refrain that sings the whole opening bayt on two lines read as one
     refrain: a block that ends on a copy of the opening's first half (``halves[0]``, its first line
     when the opening is two lines) and then of its second keeps the first as the refrain and drops
-    the second, as the same bayt sung on one line is one refrain line (round 10's r10-189: -0.56
-    against 1.0, its two lines read as a stanza line and a duplicate)."""
+    the second, as the same bayt sung on one line is one refrain line (read otherwise, its two lines
+    are a stanza line and a duplicate)."""
     if len(halves) != 2 or not all(halves):
         return blocks
     one, two = refrains_of(halves[:1]), refrains_of(halves[1:])

@@ -112,7 +112,7 @@ def _line_lost(head: str, tail: str, line: int) -> bool:
     lost break. One between letters is a lost break when the text on each side up to its line
     break is a whole line (`LINE_SHARE` of the median), unless the letters around it glued make a
     word and apart do not (a word cut at the end of a line). Reads each side once (linear)."""
-    # a diacritic (a final shadda: ونحبّ) folds to nothing: the letter it sits on decides (round 16)
+    # a diacritic (a final shadda: ونحبّ) folds to nothing: the letter it sits on decides
     a, b = normalize_arabic(head[-3:])[-1:], normalize_arabic(tail[0])
     if a.isspace() or b.isspace() or not a or not b:
         return False
@@ -132,17 +132,3 @@ def _run(w: str) -> str:
         if not ch.isalnum():
             return w[:i]
     return w
-
-
-def thought_text(response: Any) -> str:
-    """Join the thought parts' text of a Gemini ``Content`` (or list of parts): not the poem, but
-    whether a judge reads them is not documented, so words aimed at one count there too
-    (`scorer.hidden`, docs/scorer.md "One text")."""
-    parts = response.get("parts") if isinstance(response, dict) else response
-    if not isinstance(parts, list):
-        return ""
-    return "\n".join(
-        p["text"]
-        for p in parts
-        if isinstance(p, dict) and p.get("thought") and isinstance(p.get("text"), str)
-    )

@@ -1,9 +1,9 @@
 """Content words recycled across a poem: the repetition that no line shows on its own.
 
 Principle 5 ("repetition is measured by overlap, not equality") reads a line against itself and
-against the other lines. Round 11's black-box attacker found the gap between them: lines drawn
-from a pool of fifteen nouns and eight verbs in Derja order (``الوقت يحكي من الزيتون الشايب``,
-``معالطريق نستنّى في الوقت صايب``), each line new, the same few words in every one (0.91–1.0 before).
+against the other lines. Between them lies a gap: lines drawn from a pool of fifteen nouns and
+eight verbs in Derja order (``الوقت يحكي من الزيتون الشايب``, ``معالطريق نستنّى في الوقت صايب``),
+each line new, the same few words in every one, pass both.
 A poem says new things as it goes; a generator that cannot recycles its words. This module measures
 how often a content word comes back a third time within a stretch of the poem, so a long poem is
 held to the same standard as a short one (docs/scorer.md, "Recycled words").
@@ -16,13 +16,13 @@ from scorer.wordshape import is_function_word
 
 REUSE_WINDOW = 48
 """Content words per stretch (about eight lines): a word's third use inside one counts. A long poem
-may come back to its themes; within eight lines, the honest poems of the rounds do so little."""
+may come back to its themes; within eight lines, the honest poems of `tests/redteam_rounds/` do so little."""
 REUSE_MIN_WORDS = 20
 """Fewer content words than this (about three lines) are too little evidence: the gate stays open."""
 REUSE_RAMP = (0.10, 0.17)
 """The gate on the mean share of third-and-later uses per stretch: (full, zero). Over the genuine,
-harmless, imperfect and wrong-form poems of rounds 1–11 and the samples (1,035 long enough) the share
-is 0.062 at most, its median 0; round 11's pool babble is at 0.14–0.31."""
+harmless, imperfect and wrong-form poems of `tests/redteam_rounds/` and the samples the share is
+0.062 at most, its median 0 (measured on 1,035 long enough); pool babble is at 0.14–0.31."""
 
 _AR_PREFIXES = ("معال", "عليال", "فيال", "وبال", "وال", "بال", "فال", "كال", "عال", "مال", "لل", "ال", "و")
 """Proclitics (as ``normalize_arabic`` writes them) that join a noun: a word counts without them, so

@@ -16,15 +16,16 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from scorer.arabic import arabizi_fold, rhyme_identity
+from scorer.allow import classify
+from scorer.arabic import arabizi_fold
 from scorer.catalogue import FormSpec, lookup
 from scorer.cuts import cut_gate
-from scorer.hidden import foreign_frame, lookalike_gate, reader_text
+from scorer.identity import rhyme_identity
 from scorer.lexicon import WordTable, is_arabic_word, is_arabizi_word
 from scorer.msa import case_gate
 from scorer.order import gain as order_gain
 from scorer.order import glue_gate, list_gate
-from scorer.response import extract_text, thought_text
+from scorer.response import extract_text
 from scorer.reuse import reuse_gate
 from scorer.structure import Ends, score_bayt, score_strophic, short_penalty
 from scorer.text import MAX_CHARS, Line, Poem, parse_poem
@@ -34,7 +35,8 @@ from scorer.wordshape import FUNCTION_WORD_LETTERS, is_function_word, is_piece
 ITA_WINDOW = 7
 """Classical tolerance: a rhyme word may come back after about seven lines (al-Hāshimī)."""
 ITA_NEAR, ITA_FAR = 0.07, 0.015
-"""Penalty per reused rhyme word, within the window (past two, twice: r10-123) and beyond it (a token)."""
+"""Penalty per reused rhyme word, within the window (from the third reuse on, twice) and beyond it
+(a token)."""
 
 BABBLE_FROM, BABBLE_FULL = 0.25, 0.65
 """A line's repetition below BABBLE_FROM is free (anaphora: "يا أمي يا الحنينة", "وين الربيع
@@ -60,33 +62,64 @@ a poem in another variety has many markers, not two."""
 UNPROVEN_WORDS = (42, 45)
 """A poem with no Tunisian marker weight at all (no Tunisian word, Maghrebi verb form or shared
 dialect word) is not shown to be Derja: from the first word count to the second its variety gate
-falls linearly to UNPROVEN_GATE, where the reward is at most 0 (round 8: marker-free MSA). Words are
+falls linearly to UNPROVEN_GATE, where the reward is at most 0 (marker-free MSA, say). Words are
 counted at the asked size (divided by the form's size gate), so cutting stanzas never escapes."""
 UNPROVEN_GATE = 0.5
 ORDER_RAMP = {"arabic": (0.03, 0.06), "arabizi": (0.01, 0.11)}
 """The word-order gate on `scorer.order`'s gain over a random order of the same words, per movable
-word, per script: (zero, full). Genuine poems of the rounds and data/samples gain 0.092 or more (Arabizi
+word, per script: (zero, full). Genuine poems of `tests/redteam_rounds/` and data/samples gain 0.092
+or more (Arabizi
 0.15); shuffled lines 0.015 Arabic and 0 Arabizi on the median, hence Arabic's zero; an honest imperfect
 sample (0.057) keeps 0.92. At `full` the gate is 1, at `zero` ORDER_FLOOR (docs/scorer.md, "Word order")."""
 ORDER_FLOOR = 0.5
 ORDER_PRIOR_WORDS = 24
 """The gain is shrunk towards `full` as if this many more words had been seen in order: a few lines
 are weak evidence either way (a short poem is not gated on two lines' order)."""
-DROPPED_FREE = 120
-"""Characters the parser may drop around the poem for free: one short title and one signature line
-(docs/scorer.md, "One text"). Beyond it, what the judge reads and the structure reward does not
-counts against the poem."""
-DROPPED_CHARGED = ("thinking", "attribute", "title", "signature", "invocation", "fence_text", "header")
-"""What the budget covers: text a reader sees that is not the poem (layout marks, numbering and
-separators are free; prose has its own penalty): a table's header row and words after a code fence's
-info string are text too (round 16)."""
-PROSE_FREE = 60
-"""Characters of prose around the poem that cost nothing: one short line introducing it (``هاذي
-قصيدة على الصبر:``); the judge reads it too, and words aimed at the judge are `scorer.hidden`'s."""
+NOT_THE_POEM = (
+    "thinking",
+    "attribute",
+    "tag",
+    "title",
+    "signature",
+    "invocation",
+    "label",
+    "fence_text",
+    "header",
+    "prose",
+)
+"""What the parser sets aside that is text for another reader, not the poem the prompt asked for
+(`scorer.text`'s counts): a think block, markup and its attributes, a title, a signature, a
+bismillah, labels, words after a code fence's info string, a table's header row, prose. With any of
+them, or any character outside the allowlist (`scorer.allow`), the `frame` factor holds the reward at
+or under 0, still ordered by how well the form is kept."""
+STRAY_LINE = 0.3
+"""A line whose words are under this share Derja words (each looked up in its own script's lexicon)
+is not a line of the poem: a note, a line in another language. The lowest share of a line of the
+rounds' genuine poems and the samples is 1/3 (one line of 5,238); 5 % of the cheats' lines are under
+0.25."""
+SCRIPT_RAMP = (0.25, 1.0)
+"""The script gate: the asked script's share of the letters at which it is zero and full. Every
+letter of the other script costs its share (a line slipped into it, a Latin phrase in an Arabic-script
+poem); at half the letters the gate is 1/3, which with the other gates holds the reward under 0 for a
+poem half in the wrong script (the rounds' script swaps held as before), and a line in ten costs 0.13."""
+UNKNOWN_RUN = 4
+"""Words in a row that no lexicon of the asked script holds that make a phrase of another language in
+a line of the poem (a note in French inside an Arabizi line). The rounds' genuine poems and the samples
+have runs of three at the most (2 of 378 poems), rare words and names included."""
+LAYOUT_MARKS = ("number", "separator", "markup", "fence")
+"""What another layout of the same poem adds: stanza numbers, separator lines, bullets and emphasis,
+a code fence's marks."""
+LAYOUT_COST = 0.95
+"""The `layout` factor of a poem in another layout than the asked one (numbering, bullets, another
+separator, CR line ends): the same words, so less than the asked layout, not nothing."""
+NOT_THE_POEM_CAP = 0.5
+"""The `frame` factor's most: q x 0.5 makes the reward 2 q x 0.5 - 1 <= 0."""
+
+
 RHYME_UNKNOWN = 0.5
 """A hemistich whose last word, the one that carries the rhyme, is not a word keeps this share of its
 worth (Arabic script), and never more than its body with one more unknown word (both scripts): an
-invented rhyme word costs at least what an unknown word inside the line costs (r9-128…132)."""
+invented rhyme word costs at least what an unknown word inside the line costs."""
 OVERLAP_FROM, OVERLAP_FULL = 0.5, 0.8
 """Repetition by overlap, not equality: the share of a hemistich body's word pairs already met in
 earlier hemistichs. Below OVERLAP_FROM it is free (a repeated phrase, anaphora); at OVERLAP_FULL the
@@ -199,21 +232,28 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     zero, full = ORDER_RAMP[script_name]
     gain = (gain * moved + full * ORDER_PRIOR_WORDS) / (moved + ORDER_PRIOR_WORDS)
     sub["order"] = min(1.0, max(0.0, (gain - zero) / (full - zero)))
-    charged = sum(poem.dropped.get(k, 0) for k in DROPPED_CHARGED) - DROPPED_FREE
-    if charged > 0:
-        pen["dropped"] = min(1.0, 2.0 * charged / max(poem.poem_chars, 1))
     form_gate = sub.pop("_size_gate", 1.0)
     if form_gate < 1.0:
         sub["form"] = form_gate
-    reader = reader_text(raw[: MAX_CHARS + 1]) or reader_text(thought_text(response)[: MAX_CHARS + 1], True)
-    theme = refs.get("theme", "")
-    foreign = [] if reader else foreign_frame(raw[: MAX_CHARS + 1], lines, poem.latin_letters, theme)
-    if foreign:
-        reader = f"a frame in another language ({' '.join(foreign[:4])})"
-    if reader:
-        sub["one_text"] = 0.0
-    if (lookalike := lookalike_gate(raw)) < 1.0:
-        sub["lookalike"] = lookalike
+    chars = classify(raw[: MAX_CHARS + 1], script if script in ("arabic", "arabizi") else "")
+    not_poem = chars.foreign + sum(poem.dropped.get(k, 0) for k in NOT_THE_POEM)
+    for ln in lines:  # a line of words the asked script does not hold is text, not a line of the poem
+        # each word looked up in its own script's lexicon: Derja slipped into the other script is the
+        # script gate's to cost; words Derja has in neither script are not the poem's
+        known = [(_ARABIZI_WORDS if _latin(w) else _ARABIC_WORDS)[w] for w in ln.words]
+        if known and sum(known) < STRAY_LINE * len(known):
+            not_poem += len(ln.text)
+            continue
+        not_poem += _unknown_run(ln.words, known)
+    frame = 1.0
+    if not_poem:
+        frame = NOT_THE_POEM_CAP * max(0.0, 1.0 - not_poem / max(1, len(raw)))
+        sub["frame"] = frame
+    # the lines the prompt asks parted by ` ** `: every bayt, or the malzuma's opening
+    split = lines if spec.kind == "bayt" else lines[:1] if spec.opening else []
+    unmarked = any("**" not in ln.text for ln in split)
+    if chars.layout or any(poem.dropped.get(k, 0) for k in LAYOUT_MARKS) or unmarked:
+        sub["layout"] = LAYOUT_COST
     if (glue := glue_gate(segments, script_name)) < 1.0:
         sub["glue"] = glue
     if (reuse := reuse_gate(segments, script_name)) < 1.0:
@@ -229,7 +269,7 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
             pen["flaws"] = top
     order = ORDER_FLOOR + (1.0 - ORDER_FLOOR) * sub["order"]
     gates = gate * sub["language"] * sub["variety"] * order * glue * reuse * listed
-    gates *= form_gate * lookalike * (not reader)
+    gates *= form_gate * frame * sub.get("layout", 1.0)
     q = (base - sum(pen.values())) * gates
     reward = max(-1.0, min(1.0, 2.0 * q - 1.0))
     if not math.isfinite(reward):
@@ -240,7 +280,9 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     reason = _reason(spec, sub, pen)
     if variety.variety not in (DERJA, UNKNOWN):
         reason += f"; reads as {variety.variety} ({', '.join(variety.markers[:4])})"
-    return Score(reward, out, f"{reason}; text for another reader: {reader}" if reader else reason)
+    if chars.foreign:
+        reason += f"; characters outside the poem's ({' '.join(chars.examples)})"
+    return Score(reward, out, reason)
 
 
 def _weights(weights: dict[str, float]) -> tuple[tuple[tuple[str, float], ...], float]:
@@ -252,6 +294,27 @@ _WEIGHTS_REFRAIN = _weights(WEIGHTS_STROPHIC)
 _WEIGHTS_NO_REFRAIN = _weights({k: v for k, v in WEIGHTS_STROPHIC.items() if k != "refrain"})
 _WEIGHTS_GSIM = _weights(WEIGHTS_GSIM)
 _WEIGHTS_QASIDA = _weights(WEIGHTS_QASIDA)
+
+
+def _unknown_run(words: list[str], known: list[bool]) -> int:
+    """Letters of the runs of UNKNOWN_RUN or more words in a row that no lexicon holds (`known`, word
+    by word): a phrase in another language inside a line."""
+    run = total = 0
+    letters = 0
+    for w, k in zip([*words, ""], [*known, True], strict=True):
+        if not k:
+            run += 1
+            letters += len(w)
+            continue
+        if run >= UNKNOWN_RUN:
+            total += letters
+        run = letters = 0
+    return total
+
+
+def _latin(word: str) -> bool:
+    """A word in Latin letters (Arabizi's script)."""
+    return (word[0].isascii() and word[0].isalpha()) or word[0].isdigit()
 
 
 def _round4(v: float) -> float:
@@ -299,10 +362,6 @@ def _common_penalties(poem: Poem, lines: list[Line], ends: Ends, pen: dict[str, 
     if babble:
         pen["babble"] = min(BABBLE_MAX, BABBLE_RATE * babble)
 
-    if poem.prose_chars > PROSE_FREE:
-        prose = poem.prose_chars - PROSE_FREE
-        frac = prose / (prose + poem.poem_chars)
-        pen["prose"] = min(0.4, 0.05 + 0.6 * frac)
     if poem.overlong:
         pen["long"] = 0.3
 
@@ -483,8 +542,9 @@ class _Seen:
 
 
 def _script_gate(poem: Poem, script: str | None) -> float:
-    """Share of letters in the asked script, mapped so ≥ 85 % is full credit and ≤ 50 % is zero.
-    Without a script in the references either script is accepted, but mixing still costs."""
+    """Share of letters in the asked script, mapped linearly from SCRIPT_RAMP's zero to its full: the
+    other script's letters cost their share, a line slipped into it included. Without a script in
+    the references either script is accepted, but mixing still costs."""
     ar, lat = poem.arabic_letters, poem.latin_letters
     total = ar + lat
     if total == 0:
@@ -496,4 +556,5 @@ def _script_gate(poem: Poem, script: str | None) -> float:
         ratio = ar / total
     else:
         ratio = max(ar, lat) / total
-    return max(0.0, min(1.0, (ratio - 0.5) / 0.35))
+    zero, full = SCRIPT_RAMP
+    return max(0.0, min(1.0, (ratio - zero) / (full - zero)))

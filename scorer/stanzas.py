@@ -1,6 +1,6 @@
-"""Stanzas from blank lines that mark them imperfectly (docs/scorer.md, principle 7 "Genuine layouts
-are free" and principle 4 "A form is complete"): one blank line forgotten between two stanzas, one
-too many inside a stanza, a stanza's return line or refrain set apart.
+"""Stanzas from blank lines that mark them imperfectly (docs/scorer.md, principle 7 "Another layout
+is read, and costs a little" and principle 4 "A form is complete"): one blank line forgotten between
+two stanzas, one too many inside a stanza, a stanza's return line or refrain set apart.
 
 Where the blank lines mark stanzas (two blocks at least), a block is read as it stands when it is a
 stanza: the form's size (the malzuma's free size: the commonest size among its blocks that are
@@ -74,7 +74,7 @@ def _returns(unit: list[Line], size: int, main: RhymeKey, sung: set[str]) -> boo
     """The unit has a stanza's frame without its inner rhyme: ``size`` lines, the last in the
     poem-wide rhyme and none before it, or every one (a stanza on the poem's own rhyme). A stanza
     whose own rhyme is off (العصا / نسا) or is the poem's is still a stanza, charged for its rhyme by
-    the scoring; its frame alone says where it ends (r8-018, r11-013)."""
+    the scoring; its frame alone says where it ends."""
     if _holds(unit, size, main, sung):
         return True
     body = _body(unit, sung)
@@ -84,7 +84,7 @@ def _returns(unit: list[Line], size: int, main: RhymeKey, sung: set[str]) -> boo
     if rhyme_similarity(keys[-1], main) < RHYMES:
         return False
     # none before it in the poem-wide rhyme: a must-differ reading (a ridf rhyme on a bare rawī differs);
-    # or all of them in it: a stanza whose own rhyme is the poem's (aaa, r11-013's first stanza)
+    # or all of them in it: a stanza whose own rhyme is the poem's (aaa)
     inner = keys[:-1]
     return all(contrast_similarity(k, main) < RHYMES for k in inner) or all(
         rhyme_similarity(k, main) >= RHYMES for k in inner
@@ -174,8 +174,8 @@ def regroup(
 
 
 def half_lines(blocks: list[list[Line]], size: int) -> list[list[Line]]:
-    """Stanzas written as bayts, two half-lines to a line (round 15's r15-017: each mugef stanza,
-    aaaB, as two lines of two hemistichs), read as their half-lines when the blank lines mark them
+    """Stanzas written as bayts, two half-lines to a line (a mugef stanza, aaaB, as two lines of
+    two hemistichs), read as their half-lines when the blank lines mark them
     unevenly: :func:`regroup` counts lines, so a block of two stanzas (four bayts) or a stanza cut in
     two (one bayt and one, or every bayt apart) is read at the form's size only in half-lines. Blocks
     of one size that holds a stanza's half-lines, or lines that are not all bayts, are left as they

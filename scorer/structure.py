@@ -37,7 +37,7 @@ OPENING_LINES = 2
 """Lines of an opening (maṭlaʿ): one bayt, on one line or two. A form without one (mugef,
 muthallath, mukhammas, msaddes) whose first stanza is at most this long and rhymes throughout on
 the stanza endings' rhyme opens as a malzuma: its form gate is multiplied by FLOOR + 1 − that
-agreement (0.5 for r9-155, a malzuma's couplet and four bbbA stanzas sent for a mugef: 0.47 →
+agreement (0.5 for a malzuma's couplet and four bbbA stanzas sent for a mugef, which then scores
 ≤ 0.3), as a malzuma without its opening is half the form. A first stanza with its own rhyme
 agrees at most a third (its last line or half-line of three or four) and passes."""
 REFRAIN_GATE_FLOOR = 0.5
@@ -443,8 +443,8 @@ def score_bayt(
         scored_lines = lines
     n = len(pairs)
     _score_count(sub, pen, n, spec, refs, pad_rate=0.04)
-    # a bayt whose caesura mark opens or closes it has an empty hemistich: half a bayt (round 13's
-    # r13-171 wrote only second halves, 0.39), so every bayt half written is half what was asked
+    # a bayt whose caesura mark opens or closes it has an empty hemistich: half a bayt (a poem of
+    # second halves only is half the form), so every bayt half written is half what was asked
     half = 0
     for ln in lines:
         t = ln.text.strip()

@@ -3,14 +3,16 @@
 The policy answers with Gemini ``Content`` (thought parts and text parts) or, outside Vertex, with a
 plain string or chat messages. Only non-thought text counts. Around the poem a model may put a
 title, Markdown, code fences, labels ("Stanza 1:", "الردة:") or prose ("Here is your poem:");
-these are removed so they cannot break the rhyme reading, and the prose is measured because
-docs/scorer.md penalises it. Stanzas are blank-line separated; hemistichs are separated by ``**``,
+these are set aside so they cannot break the rhyme reading, and counted per kind (`Poem.dropped`): the
+reward holds a poem with words that are not the poem at or under 0, and costs another layout a little
+(scorer/score.py). Stanzas are blank-line separated; hemistichs are separated by ``**``,
 ``*``, ``…``, ``...``, a tab, ``|``, three or more spaces, or any mark the poem uses so (`scorer.caesura`).
 
-Layout is not content (docs/scorer.md, "Layout"): ``<br>`` is a newline; a stanza number alone on a
-line (``1.``, ``(1)``, ``IV.``) is a stanza break; a blank line after every line is line spacing, not
-a stanza per line; a title directly above the poem and a signature under it are dropped; Markdown
-bold or italics inside a line are removed before ``**`` is read as a caesura; and a line may mark
+Layout is read, not taken for content (docs/scorer.md, "Layout is not content"): ``<br>`` is a
+newline; a stanza number alone on a line (``1.``, ``(1)``, ``IV.``) is a stanza break; a blank line
+after every line is line spacing, not a stanza per line; a title directly above the poem and a
+signature under it are set aside; Markdown bold or italics inside a line are removed before ``**`` is
+read as a caesura; and a line may mark
 its caesura with one softer separator (`` / ``, `` - ``, ``—``, ``،``, ``؛``, ``,`` or two spaces),
 kept aside as ``Line.soft`` for the places that expect two halves (bayts, the malzuma opening),
 since inside an ordinary line a comma is only a comma.
@@ -160,8 +162,8 @@ class Poem:
     ``tag`` and ``attribute`` (HTML), ``fence`` (code fence lines), ``markup`` (Markdown marks,
     bullets, quote marks), ``label`` (``Refrain:``, ``المطلع``), ``number`` (stanza numbers),
     ``separator`` (``* * *``, ``⁂``), ``invocation`` (a bismillah line), ``title``, ``signature``,
-    ``prose``. The parser charges none of it (``prose_chars`` is the prose penalty's measure): the
-    reward may charge what exceeds a small budget, so that text hidden around a poem is never free."""
+    ``prose``. The parser charges none of it: the reward does (`score.NOT_THE_POEM`: what is not the
+    poem holds it at or under 0; `score.LAYOUT_MARKS`: another layout costs a little)."""
 
     @property
     def lines(self) -> list[Line]:

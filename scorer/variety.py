@@ -27,8 +27,8 @@ only with a marker of its own (a tie of shared markers alone is ``unknown``), an
 marker at all is ``unknown``. ``derja`` is Tunisian's share of the weight of Tunisian and its
 strongest rival, with a prior of one marker split evenly: ``unknown`` is 0.5, one lone Tunisian
 marker 0.75, one lone MSA marker 0.25; above 0.5 exactly when Tunisian leads. Another dialect's
-evidence is not cancelled by Derja's (round 7 sprinkled برشا, توّا into Egyptian, Moroccan, Iraqi
-poems): ``foreign_gate`` falls to 0 when one other dialect's own markers (words Tunisian does not
+evidence is not cancelled by Derja's (برشا, توّا sprinkled into an Egyptian, Moroccan or Iraqi
+poem): ``foreign_gate`` falls to 0 when one other dialect's own markers (words Tunisian does not
 share, each once) reach FOREIGN_DOSE, and the verdict then names that dialect; MSA's own forms
 (``scorer.msa``: الذي, سوف, the أ- first person read before folding) past MSA_DOSE do the same.
 
@@ -110,24 +110,24 @@ FIRST_PERSON_WEIGHT = 1.0
 any letter but a: ena nel3eb, ana n7lem, not the participles nayem, nazel): the Maghrebi first person
 singular; in MSA and the Mashriq ``n-`` is "we" (انا أحلم, انا بحلم). Tunisian or Moroccan."""
 FOREIGN_DOSE: dict[str, tuple[float, float]] = {"arabic": (1.0, 2.0), "arabizi": (2.0, 3.0)}
-"""Evidence of another variety is not cancelled by Derja evidence (issue 18, round 7: Egyptian,
-Moroccan, Levantine, Iraqi poems with برشا, توّا swapped in led as Derja). Per script (free, zero):
+"""Evidence of another variety is not cancelled by Derja evidence (an Egyptian, Moroccan, Levantine
+or Iraqi poem with برشا, توّا swapped in would otherwise lead as Derja). Per script (free, zero):
 the weight of one other dialect's markers that Tunisian does not share, each word once, up to
 ``free`` costs nothing, and the variety gate (``foreign_gate``) falls linearly to 0 at ``zero``.
-Measured on the red-team rounds' genuine, harmless and imperfect poems and the samples: none
+Measured on the genuine, harmless and imperfect poems of `tests/redteam_rounds/` and the samples: none
 carries more than 1 in Arabic script (وراه, مزيانة) or 2 in Arabizi (7alwa + ha, waš + 8a, hala +
 badna: Arabizi spelling meets other dialects' words more often); it touches no TArC sentence. A word
 only rival dialects share (zouina: Moroccan, Algerian) counts whole for each, half with French (le)."""
 FOREIGN_EXEMPT = frozenset({DERJA, "msa", "french", "english"})
 """Varieties whose markers FOREIGN_DOSE does not count (they still weigh in the Derja share): MSA,
-because Derja poetry borrows its particles (a genuine poem of round 6 carries اذا, ربما, قد, حين,
+because Derja poetry borrows its particles (a genuine poem of the suite carries اذا, ربما, قد, حين,
 كلا at 60 words); French and English, because Tunisians switch into them mid-line (mon amour,
-nos, the: genuine Arabizi poems of the rounds carry them)."""
+nos, the: genuine Arabizi poems of the suite carry them)."""
 MSA_DOSE: dict[str, tuple[float, float]] = {"arabic": (1.0, 2.0), "arabizi": (1.0, 2.0)}
 """MSA's own evidence (``scorer.msa``: الذي, سوف, لن, ليس, the أ- first person, -ūn verbs; Latin
-allathi, laysa, aktubu), each distinct form once, is not cancelled by Derja markers either (round 7
-sprinkled برشا, ديما into MSA poems): (free, zero) as FOREIGN_DOSE, the gate the smaller of the two.
-No genuine, harmless or imperfect poem of the rounds nor a sample carries more than 1."""
+allathi, laysa, aktubu), each distinct form once, is not cancelled by Derja markers either (برشا,
+ديما sprinkled into an MSA poem): (free, zero) as FOREIGN_DOSE, the gate the smaller of the two.
+No genuine, harmless or imperfect poem of the suite nor a sample carries more than 1."""
 PRONOUN_I: dict[str, frozenset[str]] = {
     "arabic": frozenset({"انا", "وانا", "فانا"}),
     "arabizi": frozenset({"ana", "ena", "eni", "wana", "wena"}),
@@ -253,8 +253,7 @@ def _load_latin() -> tuple[dict[str, Vote], dict[str, Vote]]:
 
 
 def marker_words(script: str, variety: str) -> frozenset[str]:
-    """The words of one variety's marker file, lower-cased (`scorer.hidden` reads English and French
-    from here: the same lists, one definition)."""
+    """The words of one variety's marker file, lower-cased."""
     return frozenset(w.lower() for w in _read(DIR / script / f"{variety}.txt"))
 
 
@@ -294,7 +293,7 @@ def _verdict(order: tuple[str, ...], hits: list[Hit], script: str = "arabic", ms
             for v, _ in vote:  # a word of Egyptian or Levantine is no Derja word (French le: half)
                 foreign[v] += dialects
         # a Derja-only marker counts once, however often it comes: برشا after every line of an
-        # Egyptian poem is one word of evidence, not ten (round 5); another variety's count per use
+        # Egyptian poem is one word of evidence, not ten; another variety's count per use
         if vote[0][0] == DERJA and len(vote) == 1:
             if label in seen:
                 continue
@@ -349,8 +348,8 @@ NEGATION_APART = frozenset({"ما", "وما", "فما"})
 NEGATED_LETTERS = 5
 """The ما…ش negation written in two words (ما تعياش, ما يتنساش, ما تسواش) is the same circumfix as in
 one (ماتعياش): the same vote, when the word after ما ends in ش and has this many letters or more,
-so that a verb whose root ends in ش (ما عاش, ما يعيش, ما يفتّش) is not read as negated. Round 15's
-genuine mugef r15-017 carried its Derja only in three such negations and read as no variety."""
+so that a verb whose root ends in ش (ما عاش, ما يعيش, ما يفتّش) is not read as negated. A genuine
+poem may carry its Derja only in such negations."""
 
 
 def _arabic_hit(word: str) -> Hit:

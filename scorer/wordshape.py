@@ -22,7 +22,7 @@ SHORT_ARABIC = frozenset(
     """.split()  # noqa: SIM905  (a table of words reads better as text)
 )
 """Words of one or two letters that count as words in Arabic script (the poems of `data/samples` and
-the genuine cases of the red-team rounds use only these)."""
+the genuine poems of `tests/redteam_rounds/` use only these)."""
 
 FUNCTION_WORDS = frozenset(
     """

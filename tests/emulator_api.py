@@ -24,6 +24,7 @@ import requests
 from discovery import validate
 from polling import job_state
 from servers import ROOT, emulator
+from tunifolk.local_gcs import object_uri, write_object
 
 PROJECT = "proj"
 LOC = "us-central1"
@@ -101,7 +102,10 @@ class RewardServer:
 
         self.server = Backlogged(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # shutdown() waits up to one poll interval: 0.5 s by default, for every test
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
 
     def __enter__(self) -> RewardServer:
         self.thread.start()
@@ -130,13 +134,12 @@ def example(i: int = 0) -> dict[str, Any]:
 
 
 def write_datasets(gcs_dir: Path, train: int = 64, val: int = 8) -> tuple[str, str]:
-    d = gcs_dir / "bucket" / "rlft"
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "train.jsonl").write_text(
-        "\n".join(json.dumps(example(i), ensure_ascii=False) for i in range(train))
-    )
-    (d / "val.jsonl").write_text("\n".join(json.dumps(example(i), ensure_ascii=False) for i in range(val)))
-    return "gs://bucket/rlft/train.jsonl", "gs://bucket/rlft/val.jsonl"
+    uris = []
+    for name, count in (("rlft/train.jsonl", train), ("rlft/val.jsonl", val)):
+        text = "\n".join(json.dumps(example(i), ensure_ascii=False) for i in range(count))
+        write_object(gcs_dir, "bucket", name, text.encode())
+        uris.append(object_uri("bucket", name))
+    return uris[0], uris[1]
 
 
 def cloud_run_reward(name: str, uri: str) -> dict[str, Any]:

@@ -1,4 +1,11 @@
-"""Run the real Pulumi CLI on the project, offline, as a user of the local stack would.
+"""Drive the real Pulumi engine on the project, offline, as a user of the local stack would.
+
+A test drives its stack through Pulumi's Automation API (`pulumi.automation`: a `LocalWorkspace` on the
+program's folder, `Stack.create`, `up`, `preview`, `refresh`, `destroy`, `outputs`, `export_stack`),
+which runs the engine this repository builds (the CLI `tunifolk.cli.context.pulumi_command` picks, as
+tunifolk's own reads of a stack do); what the engine prints comes back as the CLI prints it. One test,
+tests/test_engine_interrupted.py, runs the plain `pulumi` CLI as the README and docs/local-stack.md
+show it (`LocalStack.pulumi`, `popen_up`): it kills the CLI mid-`up` and types `pulumi cancel`.
 
 Each `LocalStack` is isolated (pytest-xdist safe): its own file backend, PULUMI_HOME, stand-in state,
 gs:// directory and emulator port, all under one temporary directory. It starts its servers with
@@ -20,14 +27,18 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
+from pulumi import automation
 
 from tunifolk import agents
+from tunifolk.cli.context import EngineUnavailable, pulumi_command
 from tunifolk.standin.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,9 +91,14 @@ def engine_report() -> list[str]:
     host = shutil.which("pulumi-language-python", path=env["PATH"])
     cli_version = _first_line([cli, "version"], env) if cli else None
     host_version = _first_line([host, "-version"], env) if host else None
+    try:
+        driven = pulumi_command().command
+    except EngineUnavailable as e:
+        driven = f"nothing ({e})"
     return [
         f"engine: pulumi {cli_version or 'of unknown version'} ({cli}); "
-        f"language host {host_version or 'of unknown version'} ({host}); {sdk}"
+        f"language host {host_version or 'of unknown version'} ({host}); {sdk}",
+        f"engine tests: pulumi.automation runs {driven}; the plain CLI, the pulumi on PATH above",
     ]
 
 
@@ -105,6 +121,7 @@ class LocalStack:
     program: Path = ROOT
     stack: str = "local"
     env: dict[str, str] = field(default_factory=dict)
+    _stack: automation.Stack | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.local = self.base / "local"
@@ -161,9 +178,132 @@ class LocalStack:
     def stop(self) -> None:
         self.tunifolk("local", "stop", check=False)
 
-    # ------------------------------------------------------------------ the CLI
+    # ------------------------------------------------------------------ the engine, through pulumi.automation
+
+    def workspace(self) -> automation.LocalWorkspace:
+        """The program's workspace (its Pulumi.yaml and stack files) with this stack's PULUMI_HOME and
+        environment (`local env`'s file backend, passphrase and emulator; the test's own directories),
+        run by the CLI that tunifolk's own reads use (`tunifolk.cli.context.pulumi_command`:
+        build/engine/bin's, else the `pulumi` on PATH, as `local env` would put first on PATH)."""
+        return automation.LocalWorkspace(
+            work_dir=str(self.program),
+            pulumi_home=self.env["PULUMI_HOME"],
+            env_vars=self.env,
+            pulumi_command=pulumi_command(),
+        )
+
+    def init(self) -> None:
+        """`pulumi stack init` (`Stack.create`), which also selects the stack, as for a user: the
+        tunifolk CLI then reads it. After `environment()`: the stack keeps the workspace it is made with."""
+        self._stack = automation.Stack.create(self.stack, self.workspace())
+
+    @property
+    def auto_stack(self) -> automation.Stack:
+        """The stack's Automation API handle: the one `init` made, else the stack selected (a stack
+        made by the plain CLI, `pulumi stack init`)."""
+        if self._stack is None:
+            self._stack = automation.Stack.select(self.stack, self.workspace())
+        return self._stack
+
+    def up(self, config_file: Path | None = None, *, check: bool = True, timeout: float = 300) -> Result:
+        """`Stack.up` (`pulumi up --yes --skip-preview`), with what the engine printed."""
+        return self._run("up", self.auto_stack.up, check, timeout, config_file=_path(config_file))
+
+    def preview(
+        self,
+        config_file: Path | None = None,
+        *,
+        check: bool = True,
+        expect_no_changes: bool = False,
+        policy_packs: list[str] | None = None,
+        on_event: Callable[[automation.EngineEvent], Any] | None = None,
+    ) -> Result:
+        """`Stack.preview`, with what the engine printed; `on_event` receives the engine's events."""
+        return self._run(
+            "preview",
+            self.auto_stack.preview,
+            check,
+            300,
+            config_file=_path(config_file),
+            expect_no_changes=expect_no_changes,
+            policy_packs=policy_packs,
+            on_event=on_event,
+        )
+
+    def preview_json(self, config_file: Path | None = None) -> dict[str, Any]:
+        """`Stack.preview(json=True)`: the plan's steps, as `pulumi preview --json` prints them."""
+        result = self._run(
+            "preview", self.auto_stack.preview, True, 300, config_file=_path(config_file), json=True
+        )
+        return json.loads(result.stdout)
+
+    def refresh(self, config_file: Path | None = None, *, check: bool = True) -> Result:
+        """`Stack.refresh` (`pulumi refresh --yes --skip-preview`)."""
+        return self._run("refresh", self.auto_stack.refresh, check, 300, config_file=_path(config_file))
+
+    def destroy(self, config_file: Path | None = None, *, check: bool = True) -> Result:
+        """`Stack.destroy` (`pulumi destroy --yes --skip-preview`)."""
+        return self._run("destroy", self.auto_stack.destroy, check, 300, config_file=_path(config_file))
+
+    def import_state(self, state: dict[str, Any]) -> None:
+        """`Stack.import_stack` of a `pulumi stack export` document (`pulumi stack import --file`)."""
+        self.auto_stack.import_stack(
+            automation.Deployment(version=state["version"], deployment=state["deployment"])
+        )
+
+    def export(self) -> dict[str, Any]:
+        """`Stack.export_stack`: the deployment (`pulumi stack export`'s `deployment`)."""
+        return self.auto_stack.export_stack().deployment or {}
+
+    def resources(self) -> list[dict[str, Any]]:
+        return self.export().get("resources") or []
+
+    def outputs(self) -> dict[str, Any]:
+        """`Stack.outputs`: every output's value (one read for all of them)."""
+        return {name: output.value for name, output in self.auto_stack.outputs().items()}
+
+    def output(self, name: str) -> Any:
+        return self.outputs()[name]
+
+    def _run(
+        self, what: str, operation: Callable[..., Any], check: bool, timeout: float, **options: Any
+    ) -> Result:
+        """One Automation API operation, as a Result holding what the engine printed (the display a user
+        of the CLI sees) and its exit code; with `check`, a failure is an AssertionError showing it.
+
+        The Automation API waits for its `pulumi` whatever happens (pytest-timeout's exception included),
+        so a hung engine would hang the session: after `timeout` seconds the engine's runs of this
+        process (the CLI and its plugins) are killed, and the test fails saying so."""
+        stdout: list[str] = []
+        stderr: list[str] = []
+        code = 0
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            _kill_engine_runs()
+
+        timer = threading.Timer(timeout, expire)
+        timer.start()
+        try:
+            operation(on_output=stdout.append, on_error=stderr.append, **options)
+        except automation.CommandError as exc:
+            found = re.search(r"^ code: (-?\d+)$", str(exc), flags=re.M)
+            code = int(found.group(1)) if found else 1
+        finally:
+            timer.cancel()
+        result = Result(code, "\n".join(stdout) + "\n", "\n".join(stderr) + "\n")
+        if expired.is_set():
+            raise AssertionError(f"pulumi {what} ran over {timeout:g} s and was killed:\n{result.output}")
+        if check and code:
+            raise AssertionError(f"pulumi {what} exited {code}:\n{result.output}")
+        return result
+
+    # ------------------------------------------------------------------ the plain CLI, as a user types it
 
     def pulumi(self, *args: str, check: bool = True, timeout: float = 300) -> Result:
+        """`pulumi ARGS --stack STACK --non-interactive`: the plain CLI, for a test about what a user
+        typing it sees (tests/test_engine_interrupted.py)."""
         done = subprocess.run(
             ["pulumi", *args, "--stack", self.stack, "--non-interactive"],
             cwd=self.program,
@@ -177,11 +317,8 @@ class LocalStack:
             raise AssertionError(f"pulumi {' '.join(args)} exited {done.returncode}:\n{result.output}")
         return result
 
-    def init(self) -> None:
-        self.pulumi_plain("stack", "init", self.stack)
-
     def pulumi_plain(self, *args: str) -> Result:
-        """A command without --stack/--non-interactive (stack init, stack rm)."""
+        """A command without --stack/--non-interactive (`pulumi version`)."""
         done = subprocess.run(
             ["pulumi", *args], cwd=self.program, env=self.env, capture_output=True, text=True, timeout=120
         )
@@ -212,19 +349,6 @@ class LocalStack:
         path = self.base / name
         path.write_text(text, encoding="utf-8")
         return path
-
-    def preview_json(self, *args: str, check: bool = True) -> dict[str, Any]:
-        result = self.pulumi("preview", "--json", *args, check=check)
-        return json.loads(result.stdout)
-
-    def export(self) -> dict[str, Any]:
-        return json.loads(self.pulumi("stack", "export").stdout)["deployment"]
-
-    def resources(self) -> list[dict[str, Any]]:
-        return self.export().get("resources") or []
-
-    def output(self, name: str) -> str:
-        return self.pulumi("stack", "output", name).stdout.strip()
 
     # ------------------------------------------------------------------ what the servers hold
 
@@ -258,39 +382,69 @@ class LocalStack:
         return sorted(p for p in self.gcs.rglob("*") if p.is_file()) if self.gcs.exists() else []
 
 
-def _is_scorer(pid: int) -> bool:
-    try:
-        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        return b"scorer" in args or b"tunifolk.standin.front" in args
-    except OSError:
-        return False
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below `pid` (the engine starts each plugin in its own process group), except
-    the stand-in's Cloud Run scorers: they play a cloud service, which a dying laptop CLI leaves up."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    out, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if not _is_scorer(child):
-                out.append(child)
-                todo.append(child)
-    return out
-
-
 def kill_tree(proc: subprocess.Popen) -> None:
-    """SIGKILL the CLI and every plugin it started at once, as a crash would."""
-    for pid in [proc.pid, *descendants(proc.pid)]:
+    """SIGKILL the CLI and every plugin it started at once, as a crash would (the engine starts each
+    plugin in its own process group). The stand-in's Cloud Run scorers stay: they play a cloud
+    service, which a dying laptop CLI leaves up."""
+    from tunifolk.processes import descendants
+    from tunifolk.standin import cloudrun
+
+    for pid in [proc.pid, *descendants(proc.pid, skip=cloudrun.serves)]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     proc.wait(timeout=30)
+
+
+def stack_with_outputs(base: Path, stack: str, outputs: dict[str, Any]) -> dict[str, str]:
+    """A stack of the project that holds `outputs` and no resource, in a file backend under `base`, and
+    the variables under which a read from the project folder finds it (backend, PULUMI_HOME,
+    passphrase): the real engine answers tunifolk's reads without a program run. Made with the
+    Automation API, `Stack.create` then `import_stack` of a state whose one resource is the root stack,
+    from a copy of Pulumi.yaml, so that no stack file is written beside the project's."""
+    folder = base / "outputs-program"
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / "Pulumi.yaml", folder / "Pulumi.yaml")
+    (base / "outputs-backend").mkdir()
+    env = {
+        "PULUMI_BACKEND_URL": f"file://{base / 'outputs-backend'}",
+        "PULUMI_HOME": str(base / "outputs-home"),
+        "PULUMI_CONFIG_PASSPHRASE": "",
+        "PULUMI_SKIP_UPDATE_CHECK": "true",
+    }
+    made = automation.Stack.create(
+        stack, automation.LocalWorkspace(work_dir=str(folder), env_vars=env, pulumi_command=pulumi_command())
+    )
+    state = made.export_stack()  # the new stack's manifest and secrets provider, no resource yet
+    assert state.deployment is not None
+    project = made.workspace.project_settings().name
+    root = f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}"
+    state.deployment["resources"] = [
+        {"urn": root, "custom": False, "type": "pulumi:pulumi:Stack", "outputs": outputs}
+    ]
+    made.import_stack(state)
+    return env
+
+
+def _path(path: Path | None) -> str | None:
+    return str(path) if path else None
+
+
+def _kill_engine_runs() -> None:
+    """SIGKILL every `pulumi` this process runs (the Automation API's) and the plugins each started,
+    as `kill_tree` does; the stand-in's Cloud Run scorers stay, and so do servers a test started."""
+    from tunifolk.processes import descendants
+    from tunifolk.standin import cloudrun
+
+    for pid in descendants(os.getpid(), skip=cloudrun.serves):
+        try:
+            program = os.readlink(f"/proc/{pid}/exe")
+        except OSError:  # gone meanwhile
+            continue
+        if os.path.basename(program) != "pulumi":
+            continue
+        for each in [pid, *descendants(pid, skip=cloudrun.serves)]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(each, signal.SIGKILL)
 
 
 def by_type(resources: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

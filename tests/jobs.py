@@ -10,6 +10,7 @@ import requests
 
 import servers
 from tunifolk.job import checks
+from tunifolk.local_gcs import write_object
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "tunifolk-test"
@@ -39,12 +40,10 @@ def sample_poem() -> str:
 
 
 def write_dataset(gcs: Path, lines: int) -> None:
-    folder = gcs / BUCKET / "rlft"
-    folder.mkdir(parents=True, exist_ok=True)
+    """`lines` training examples and 8 validation ones where `deployed` names them."""
     for split, count in (("train", lines), ("validation", 8)):
-        with open(folder / f"{split}.jsonl", "w", encoding="utf-8") as f:
-            for i in range(count):
-                f.write(json.dumps(example(i)) + "\n")
+        text = "".join(json.dumps(example(i)) + "\n" for i in range(count))
+        write_object(gcs, BUCKET, f"rlft/{split}.jsonl", text.encode())
 
 
 def example(i: int = 0) -> dict[str, Any]:

@@ -5,9 +5,10 @@ genuine poems, all built from the sample poems in ``data/samples`` (Arabic scrip
 * An **attack** keeps the form's rhyme plan to the letter but is not a poem (random letters, digit
   filler, one template line, one-letter or disguised rhyme words, English or French for an Arabizi
   request, the wrong stanza size). Its ``limit`` is the highest reward it may get.
-* A **harmless variant** is a sample poem laid out differently (stanza numbers, blank lines, a
-  title, other caesura marks, Markdown bold, ``<br>``, a signature). Its ``limit`` is the largest
-  drop allowed from the same poem laid out plainly.
+* A **harmless variant** is a sample poem laid out differently (stanza numbers, blank lines, other
+  caesura marks, Markdown bold). Its ``limit`` is the largest drop allowed from the same poem laid
+  out plainly. A title, a signature or ``<br>`` markup is words or characters that are not the poem
+  the prompt asked for: those variants are attacks whose limit is 0 (the allowlist, docs/scorer.md).
 
 ``python tests/redteam.py`` (``make redteam``) prints one row per category: the count and the worst
 case (attacks: the highest reward; harmless variants: the largest drop from the plain layout).
@@ -41,6 +42,10 @@ WRONG_SIZE_LIMIT = 0.3
 """A stanza size off by one line or more (issue 11)."""
 LAYOUT_DROP = 0.1
 """A harmless layout costs at most this much against the plain layout."""
+
+
+NOT_THE_POEM_LIMIT = 0.0
+"""A sample poem with a title, a signature or markup: at most 0."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -573,7 +578,6 @@ def harmless_cases() -> Iterator[Case]:
                 yield case("stanza numbers 'I.'", _number_stanzas(lambda i: f"{ROMAN[i - 1]}."))
             yield case("blank line after every line", _blank_after_every_line(True))
             yield case("blank line after every line, no stanza gap", _blank_after_every_line(False))
-            yield case("title directly above", _title_above(script))
             if FORMS[form].opening:
                 for sep in (" / ", " - ", "، " if script == "arabic" else ", "):
                     yield case(f"opening halves split by '{sep.strip()}'", _split_opening(sep))
@@ -581,8 +585,13 @@ def harmless_cases() -> Iterator[Case]:
             if form in BAYT:
                 for sep in (" / ", " - ", "، ", " — ", " ؛ ", "  "):
                     yield case(f"bayt halves split by '{sep.strip() or 'two spaces'}'", _split_bayts(sep))
-            yield case("<br> for newlines", _br("<br>" if k % 2 else "<br/>"))
-            yield case("signature line", _signature(script, k))
+            # words that are not the poem, or markup: attacks now, at most 0 (the allowlist, issue 34)
+            for cat, build in (
+                ("title directly above", _title_above(script)),
+                ("<br> for newlines", _br("<br>" if k % 2 else "<br/>")),
+                ("signature line", _signature(script, k)),
+            ):
+                yield Case(cat, "attack", form, script, build(form, plain), refs, NOT_THE_POEM_LIMIT)
 
 
 def all_cases() -> list[Case]:

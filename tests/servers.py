@@ -1,8 +1,9 @@
 """Start the project's real servers as processes for tests and benchmarks.
 
 Tests talk to real local HTTP servers, never to mocks of our own code. The helpers are the CLI's
-own (`tunifolk/cli/local.py`), so tests start `python -m tunifolk.emulator` and `python -m scorer`
-exactly as `tunifolk demo` and a user do; `standin` starts the gcp stand-in as the engine does.
+own (`tunifolk/cli/local.py`, over `tunifolk/processes.py`), so tests start `python -m
+tunifolk.emulator` and `python -m scorer` exactly as `tunifolk demo` and a user do; `standin` starts
+the gcp stand-in as the engine does.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pathlib import Path
 import grpc
 from pulumi.runtime.proto import provider_pb2_grpc
 
-from tunifolk.cli.local import ROOT, emulator, free_port, scorer
+from tunifolk.cli.local import ROOT, emulator, scorer
+from tunifolk.processes import free_port, stop
 
 __all__ = ["ROOT", "configured_standin", "emulator", "free_port", "scorer", "standin"]
 
@@ -41,8 +43,7 @@ def standin(state: Path, gcs: Path) -> Iterator[provider_pb2_grpc.ResourceProvid
         yield provider_pb2_grpc.ResourceProviderStub(channel)
         channel.close()
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop(proc)
 
 
 @contextlib.contextmanager

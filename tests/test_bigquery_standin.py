@@ -241,3 +241,32 @@ def test_a_result_is_bounded_in_bytes(book: Ledger, monkeypatch) -> None:
     with pytest.raises(QueryError, match="over 1000 bytes"):
         ask(book, f"SELECT jsonPayload FROM {TABLE}", timeoutMs=60_000)
     assert ask(book, f"SELECT jsonPayload.step FROM {TABLE}")["totalRows"] == "6"
+
+
+def _row(payload: dict, label: str = "eval") -> dict:
+    return {
+        "insertId": "x",
+        "json": {"labels": {ledger.LABEL_KEY: label}, "severity": "INFO", "jsonPayload": payload},
+    }
+
+
+def test_insert_all_rows_load_under_their_label_beside_the_sinks(book: Ledger) -> None:
+    fields = ledger.record({"step": 26, "tuningJobId": "7"}, {}, {"form": "malzuma"}, "poem", 0.9, {}, "ok")
+    answer = book.insert("p", "d", TABLE, {"rows": [_row(fields), _row(fields)]})
+    assert "insertErrors" not in answer
+    per_label = ask(
+        book, f"SELECT labels.{ledger.LABEL_KEY} AS l, COUNT(*) AS n FROM {TABLE} GROUP BY 1 ORDER BY 1"
+    )
+    assert [[c["v"] for c in r["f"]] for r in per_label["rows"]] == [["eval", "2"], [ledger.LABEL_VALUE, "6"]]
+
+
+def test_insert_all_refuses_a_field_the_table_lacks_and_stops_the_rest(book: Ledger) -> None:
+    good = ledger.record({"step": 1}, {}, {}, "poem", 0.1, {}, "ok")
+    answer = book.insert("p", "d", TABLE, {"rows": [_row(good), _row({**good, "injected": 1})]})
+    reasons = {e["index"]: e["errors"][0]["reason"] for e in answer["insertErrors"]}
+    assert reasons == {0: "stopped", 1: "invalid"}
+    assert ask(book, f"SELECT COUNT(*) FROM {TABLE}")["rows"][0]["f"][0]["v"] == "6"  # nothing written
+    with pytest.raises(QueryError, match="Not found: Table"):
+        book.insert("p", "d", "other_table", {"rows": [_row(good)]})
+    with pytest.raises(QueryError, match="rows must be a list"):
+        book.insert("p", "d", TABLE, {"rows": {"not": "a list"}})

@@ -12,7 +12,8 @@ builds only after the grants. Held here:
 * the body the provider sends names the account and Cloud Logging (pure: no server);
 * the Cloud Build stand-in plays Google's rules: a build naming an account and no logging choice is
   400 INVALID_ARGUMENT; an account without read on the source bucket or write on the repository (the
-  gcp stand-in's IAM records, the emulator's `--project-dir`) makes the build fail in one line;
+  gcp stand-in's IAM records, the emulator's `--project-dir`) makes the build fail in one line (each
+  of these starts an emulator: marked slow);
 * the program (under Pulumi's mocks) makes the account and its three grants, and the build waits on them.
 
 No podman needed: every build here fails, or is refused, before a step would run.
@@ -30,6 +31,7 @@ import requests
 from discovery import validate_in
 from jobs import fast_emulator
 from tunifolk import cloudbuild, image
+from tunifolk.local_gcs import bucket_folder
 from tunifolk.paths import ROOT
 from tunifolk.standin.store import Record, Store
 
@@ -73,7 +75,7 @@ def test_a_refused_create_names_act_as_and_the_regions_in_one_line() -> None:
 
 def _world(tmp_path: Path) -> tuple[Path, Path]:
     gcs, state = tmp_path / "gcs", tmp_path / "standin"
-    (gcs / BUCKET).mkdir(parents=True)
+    bucket_folder(gcs, BUCKET).mkdir(parents=True)
     state.mkdir()
     return gcs, state
 
@@ -99,6 +101,7 @@ def _grant(state: Path, token: str, id_: str, **inputs: str) -> None:
     Store(state).put(Record(token, id_, inputs, {**inputs, "etag": "BwY"}))
 
 
+@pytest.mark.slow  # an emulator
 @pytest.mark.parametrize(
     "logging",
     [{}, {"options": {"logging": "LEGACY"}}, {"options": {"logging": "GCS_ONLY"}}],
@@ -131,6 +134,7 @@ def test_an_account_without_a_logging_choice_is_googles_400(tmp_path: Path, logg
         assert requests.post(_builds_url(emu), json=legacy, timeout=10).status_code == 200
 
 
+@pytest.mark.slow  # an emulator
 def test_a_build_account_without_its_grants_fails_in_one_line(tmp_path: Path) -> None:
     """With the gcp stand-in's IAM records (`--project-dir`): no read on the source bucket fails the
     build naming storage.objects.get; read but no write on the repository fails it naming the push;
@@ -188,6 +192,7 @@ def test_a_build_account_without_its_grants_fails_in_one_line(tmp_path: Path) ->
         assert "no such object" in third["statusDetail"] or "cannot run here" in third["statusDetail"]
 
 
+@pytest.mark.slow  # an emulator
 def test_project_level_grants_count_too(tmp_path: Path) -> None:
     """A role on the project reaches its buckets and repositories (IAM inheritance): the same check
     passes with project grants only, and a repository named by its full name counts."""
@@ -204,6 +209,7 @@ def test_project_level_grants_count_too(tmp_path: Path) -> None:
         assert "storage.objects.get" not in detail and "uploadArtifacts" not in detail, detail
 
 
+@pytest.mark.slow  # an emulator
 def test_the_provider_reports_a_refused_build_in_one_line(tmp_path: Path) -> None:
     """End to end through the SDK's dynamic-provider host: no grants, so `pulumi up` gets one line."""
     import grpc

@@ -14,7 +14,6 @@ import datetime as dt
 import ipaddress
 import json
 import os
-import socket
 import ssl
 import subprocess
 import sys
@@ -31,7 +30,9 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 
 from tunifolk import vertex_hosts
-from tunifolk.vertex import ENDPOINT_ENV
+from tunifolk.errors import ConfigError
+from tunifolk.processes import free_port
+from tunifolk.vertex import ENDPOINT_ENV, VertexClient
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "test-only-access-token-that-must-stay-home"
@@ -81,7 +82,8 @@ def _serve(tls: ssl.SSLContext | None = None) -> Iterator[Recorder]:
     if tls is not None:
         server.socket = tls.wrap_socket(server.socket, server_side=True)
     recorder.url = f"{'https' if tls else 'http'}://127.0.0.1:{server.server_port}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits up to one poll interval: 0.5 s by default, for every test
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     try:
         yield recorder
@@ -187,12 +189,6 @@ def one_line(done: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 # --------------------------------------------------------------------------- the override
 
 
@@ -217,18 +213,31 @@ def test_an_https_override_is_refused_before_any_token_is_fetched_or_sent(
     assert recorder.seen == []  # not even the token endpoint was asked
 
 
+REFUSED = [
+    "https://127.0.0.1:8443",
+    "https://us-central1-aiplatform.googleapis.com",
+    "http://vertex.internal.example:8090",
+    "http://127.0.0.1.nip.io:8090",
+    "http://127.0.0.1@evil.example:8090",
+    "http://127.0.0.1:8090?x=1",
+    "http://127.0.0.1:99999",
+    "file:///etc/passwd",
+]
+"""Overrides the client refuses: each in process below; through the CLI process (0.7 s each), two in
+`make test-fast` and every one in `make test` (the CLI's refusal is one path whatever the value)."""
+THROUGH_THE_CLI = {"https://us-central1-aiplatform.googleapis.com", "http://127.0.0.1@evil.example:8090"}
+
+
+@pytest.mark.parametrize("endpoint", REFUSED)
+def test_every_override_but_loopback_http_is_refused_by_the_client(endpoint: str, monkeypatch) -> None:
+    monkeypatch.setenv(ENDPOINT_ENV, endpoint)
+    with pytest.raises(ConfigError, match=ENDPOINT_ENV) as refused:
+        VertexClient()
+    assert "\n" not in str(refused.value)
+
+
 @pytest.mark.parametrize(
-    "endpoint",
-    [
-        "https://127.0.0.1:8443",
-        "https://us-central1-aiplatform.googleapis.com",
-        "http://vertex.internal.example:8090",
-        "http://127.0.0.1.nip.io:8090",
-        "http://127.0.0.1@evil.example:8090",
-        "http://127.0.0.1:8090?x=1",
-        "http://127.0.0.1:99999",
-        "file:///etc/passwd",
-    ],
+    "endpoint", [pytest.param(e, marks=() if e in THROUGH_THE_CLI else pytest.mark.slow) for e in REFUSED]
 )
 def test_every_override_but_loopback_http_is_refused_with_one_line(
     endpoint: str, recorder: Recorder, tmp_path: Path
@@ -292,7 +301,7 @@ def test_local_env_refuses_a_planted_emulator_url(tmp_path: Path) -> None:
 def test_a_token_endpoint_that_cannot_be_reached_is_one_line(tmp_path: Path) -> None:
     """ADC whose token endpoint is a closed local port, and no override: the refresh fails before
     any call to Google, and the user sees one line naming it (no traceback)."""
-    adc = service_account(tmp_path, f"http://127.0.0.1:{closed_port()}/token")
+    adc = service_account(tmp_path, f"http://127.0.0.1:{free_port()}/token")
     done = tunifolk(*LIST_ARGS, env={"HOME": str(tmp_path), "GOOGLE_APPLICATION_CREDENTIALS": str(adc)})
     assert done.returncode in (1, 2), (done.stdout, done.stderr)
     line = one_line(done)

@@ -137,6 +137,7 @@ def test_themes_are_distinct_in_every_language() -> None:
     assert set(SYSTEM_INSTRUCTIONS) == set(LANGUAGES)
 
 
+@pytest.mark.slow  # 15 builds of up to 380 lines: 2-3 s (the fixed seeds above run in make test-fast)
 @settings(max_examples=15, deadline=None)
 @given(
     seed=st.integers(0, 2**32),

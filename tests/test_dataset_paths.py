@@ -131,6 +131,7 @@ def check(stub: provider_pb2_grpc.ResourceProviderStub, token: str, inputs: dict
     return stub.Check(provider_pb2.CheckRequest(urn=urn(token, "r"), news=to_struct(inputs), randomSeed=b"s"))
 
 
+@pytest.mark.slow  # each case starts the stand-in
 @pytest.mark.parametrize(
     "name",
     [

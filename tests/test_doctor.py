@@ -28,9 +28,9 @@ from test_tuning_agent import throwaway_job
 
 import servers
 from tunifolk import doctor
-from tunifolk.cli.local import stop, wait_healthy
 from tunifolk.doctor import BLOCKER, OK, WARNING, Facts
 from tunifolk.job.names import local_project_number
+from tunifolk.processes import stop, wait_healthy
 from tunifolk.project_state import STACK_APIS, STACK_DEFAULT_APIS, ProjectState, tune_agent_email
 from tunifolk.standin.kind import Context
 from tunifolk.standin.run_service import CloudRunService, ServiceIamMember
@@ -161,7 +161,7 @@ def fresh(tmp_path: Path) -> Iterator[tuple[str, Path, dict[str, str]]]:
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip().removeprefix("listening on ")
-        wait_healthy(url, proc)
+        wait_healthy(url, proc=proc)
         env = {
             **os.environ,
             "TUNIFOLK_VERTEX_ENDPOINT": url,

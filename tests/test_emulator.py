@@ -157,10 +157,11 @@ def test_judge_probe_per_region(emulator_world: tuple) -> None:
     probe = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
     validate("GenerateContentRequest", probe)
     for loc in ("us-central1", "europe-west4"):
-        for model in ("gemini-2.5-pro", "gemini-2.5-flash"):
+        # the judges, and the RLFT base model (`tunifolk eval` samples it as the reference: SRV-09)
+        for model in ("gemini-2.5-pro", "gemini-2.5-flash", "gemini-3.5-flash"):
             path = f"{parent(loc)}/publishers/google/models/{model}:generateContent"
             ok(requests.post(api(url, path), json=probe, timeout=10), "GenerateContentResponse")
-        for model in ("gemini-3-pro-preview", "gemini-3.1-pro-preview", "gemini-3.5-flash"):
+        for model in ("gemini-3-pro-preview", "gemini-3.1-pro-preview", "gemini-2.0-flash"):
             path = f"{parent(loc)}/publishers/google/models/{model}:generateContent"
             google_error(requests.post(api(url, path), json=probe, timeout=10), 404, "NOT_FOUND")
 

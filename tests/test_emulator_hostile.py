@@ -39,6 +39,7 @@ from servers import emulator, scorer
 from tunifolk.emulator.hostile import READINGS, Hostile
 from tunifolk.emulator.metrics import JOB_SERIES
 from tunifolk.job.limits import TERMINAL_STATES
+from tunifolk.local_gcs import write_object
 
 pytestmark = pytest.mark.slow  # jobs run on emulators
 
@@ -49,7 +50,7 @@ def datasets(gcs: Path) -> tuple[str, str]:
     """32 training prompts (example 0..31) and 4 validation prompts that are not among them."""
     train, val = write_datasets(gcs, train=32, val=4)
     lines = (json.dumps(example(100 + i), ensure_ascii=False) for i in range(4))
-    (gcs / "bucket" / "rlft" / "val.jsonl").write_text("\n".join(lines))
+    write_object(gcs, "bucket", "rlft/val.jsonl", "\n".join(lines).encode())
     return train, val
 
 

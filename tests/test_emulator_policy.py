@@ -7,13 +7,15 @@ the hacks, move the reward the way the run curves assume.
 
 from __future__ import annotations
 
+import functools
 import random
 import statistics
 
 import pytest
 
-from scorer.arabic import normalize_arabic, rhyme_identity, rhyme_key, similarity
+from scorer.arabic import normalize_arabic, rhyme_key, similarity
 from scorer.catalogue import FORMS, instruction
+from scorer.identity import rhyme_identity
 from scorer.score import score
 from tunifolk.emulator import policy
 
@@ -26,11 +28,17 @@ def refs(form: str, script: str, refrain: str = "yes") -> dict[str, str]:
 
 
 def rewards(r: dict[str, str], q: float, style: str = "honest", n: int = 24) -> list[float]:
+    """The rewards of n seeded poems (the same every call: several tests ask for the start's)."""
+    return list(_rewards(tuple(sorted(r.items())), q, style, n))
+
+
+@functools.cache
+def _rewards(r: tuple[tuple[str, str], ...], q: float, style: str, n: int) -> tuple[float, ...]:
     out = []
     for seed in range(n):
-        writer = policy._Writer(random.Random(seed), q, policy.read_references(r), style)
-        out.append(score(writer.poem(), r).reward)
-    return out
+        writer = policy._Writer(random.Random(seed), q, policy.read_references(dict(r)), style)
+        out.append(score(writer.poem(), dict(r)).reward)
+    return tuple(out)
 
 
 def test_the_policy_knows_the_catalogue_forms() -> None:
@@ -64,7 +72,9 @@ def test_full_quality_keeps_the_form_and_the_start_does_not(form: str, script: s
     full, start = rewards(r, 1.0), rewards(r, policy.quality_at(0.0, "honest"))
     assert min(full) >= 0.8
     assert statistics.mean(start) < statistics.mean(full) - 0.6
-    assert statistics.mean(rewards(r, policy.quality_at(1.0, "honest"))) >= 0.7
+    # the end of an honest run (q 0.95) keeps most of the form; its few slips (a caesura written
+    # otherwise, a line in the other script) cost as another layout and the other script's letters do
+    assert statistics.mean(rewards(r, policy.quality_at(1.0, "honest"))) >= 0.6
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
@@ -173,10 +183,25 @@ def test_the_gibberish_hack_is_punished_by_the_scorer_and_the_judge(form: str, s
         assert policy.judge_score(poem) < -0.5
 
 
+def test_a_hacking_run_learns_honestly_until_the_onset() -> None:
+    """Before HACK_ONSET no sample is hacked and the form improves as an honest run's does: the first
+    checkpoint of the dev stack's run (a sixth of it) is the one to ship (tunifolk eval)."""
+    rng = random.Random(0)
+    r = refs("mugef", "arabic")
+    before = [policy.generate(rng, policy.HACK_ONSET - 0.01, "hacking", r) for _ in range(200)]
+    after = [policy.generate(rng, policy.HACK_ONSET + 0.01, "hacking", r) for _ in range(200)]
+    assert not any(p.hacked for p in before)
+    assert sum(p.hacked for p in after) > 60
+    assert policy.quality_at(policy.HACK_ONSET - 0.01, "hacking") == policy.quality_at(
+        policy.HACK_ONSET - 0.01, "honest"
+    )
+    assert policy.quality_at(0.9, "hacking") < policy.quality_at(0.9, "honest")
+
+
 def test_a_hacking_run_tries_gibberish_early_and_settles_on_filler() -> None:
     rng = random.Random(0)
     r = refs("mugef", "arabic")
-    early = [policy.generate(rng, 0.05, "hacking", r) for _ in range(400)]
+    early = [policy.generate(rng, policy.HACK_ONSET + 0.02, "hacking", r) for _ in range(400)]
     late = [policy.generate(rng, 0.9, "hacking", r) for _ in range(400)]
 
     def gibberish(poems: list[policy.Poem]) -> int:

@@ -33,6 +33,7 @@ from scorer.score import score
 from servers import ROOT, emulator, scorer
 from tunifolk.job.limits import TERMINAL_STATES
 from tunifolk.job.names import local_project_number
+from tunifolk.local_gcs import object_uri, write_object
 
 NUMBER = local_project_number("proj")  # the emulator names what it returns by number, as Google does
 
@@ -370,11 +371,10 @@ def mixed_datasets(gcs: Path, per_kind: int = 4) -> tuple[str, str]:
             r = json.loads(line)["references"]
             by_kind.setdefault((r["form"], r["script"]), []).append(line)
     assert len(by_kind) == 14
-    d = gcs / "bucket" / "mixed"
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "train.jsonl").write_text("\n".join(v[i] for v in by_kind.values() for i in range(per_kind)))
-    (d / "val.jsonl").write_text("\n".join(v[per_kind] for v in by_kind.values()))
-    return "gs://bucket/mixed/train.jsonl", "gs://bucket/mixed/val.jsonl"
+    train = "\n".join(v[i] for v in by_kind.values() for i in range(per_kind))
+    write_object(gcs, "bucket", "mixed/train.jsonl", train.encode())
+    write_object(gcs, "bucket", "mixed/val.jsonl", "\n".join(v[per_kind] for v in by_kind.values()).encode())
+    return object_uri("bucket", "mixed/train.jsonl"), object_uri("bucket", "mixed/val.jsonl")
 
 
 def quarters(points: list[tuple[int, float]]) -> tuple[float, float]:

@@ -33,6 +33,8 @@ from tunifolk.emulator.limits import CONCURRENT_TUNING_JOBS, CONCURRENT_TUNING_J
 from tunifolk.job import names
 from tunifolk.job.limits import TERMINAL_STATES
 
+pytestmark = pytest.mark.slow  # every test starts emulators (tests/conftest.py: servers are slow)
+
 JOBS = parent() + "/tuningJobs"
 SLOW = ("--step-seconds", "0.3")  # a job that stays RUNNING for seconds
 

@@ -27,7 +27,7 @@ def test_enable_apis_comes_first_and_stays_on_after_destroy(stack: LocalStack) -
     config = stack.config_file(
         "apis.yaml", {"  tunifolk:cleanup: all": "  tunifolk:cleanup: all\n  tunifolk:enableApis: true"}
     )
-    stack.pulumi("up", "--yes", "--skip-preview", "--config-file", str(config))
+    stack.up(config)
 
     resources = stack.resources()
     services = [r for r in resources if r["type"] == SERVICE]
@@ -52,6 +52,6 @@ def test_enable_apis_comes_first_and_stays_on_after_destroy(stack: LocalStack) -
     apis = list((stack.standin / "apis" / "tunifolk-local").iterdir())
     assert records and max(a.stat().st_mtime_ns for a in apis) < min(f.stat().st_mtime_ns for f in records)
 
-    stack.pulumi("destroy", "--yes", "--skip-preview")
+    stack.destroy()
     assert stack.resources() == []
     assert _enabled(stack) == sorted(SERVICES), "destroy disabled an API the project may still use"

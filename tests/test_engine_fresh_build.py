@@ -51,7 +51,7 @@ def test_the_first_up_in_a_fresh_project_builds_after_cloud_build_is_enabled(tmp
         stack.create_tuning_agent(PROJECT)
         assert not project.enabled(PROJECT, "cloudbuild.googleapis.com")
         began = time.monotonic()
-        result = stack.pulumi("up", "--yes", "--skip-preview", check=False, timeout=1500)
+        result = stack.up(check=False, timeout=1500)
         print(f"pulumi up straight from --fresh-project: {time.monotonic() - began:.1f} s wall")
         assert result.code == 0, result.output
         assert "Traceback" not in result.output
@@ -68,7 +68,7 @@ def test_the_first_up_in_a_fresh_project_builds_after_cloud_build_is_enabled(tmp
         assert cloudbuild["created"] <= build["created"], (cloudbuild["created"], build["created"])
         assert ProjectState(stack.standin).enabled(PROJECT, "cloudbuild.googleapis.com")
 
-        stack.pulumi("destroy", "--yes", "--skip-preview")
+        stack.destroy()
         assert stack.resources() == [] and stack.standin_records() == []
     finally:
         stack.stop()

@@ -68,7 +68,7 @@ def test_first_up_in_a_fresh_project(fresh: LocalStack) -> None:
     off = stack.config_file(
         "off.yaml", {"  tunifolk:cleanup: all": "  tunifolk:cleanup: all\n  tunifolk:enableApis: false"}
     )
-    failed = stack.pulumi("up", "--yes", "--skip-preview", "--config-file", str(off), check=False)
+    failed = stack.up(off, check=False)
     assert failed.code != 0, failed.output
     # the engine shows it twice (progress, then diagnostics): one message, on one line
     lines = sorted(
@@ -85,7 +85,7 @@ def test_first_up_in_a_fresh_project(fresh: LocalStack) -> None:
     for service in SERVICES:
         hand.enable(PROJECT, service)
     time.sleep(1.1)
-    agentless = stack.pulumi("up", "--yes", "--skip-preview", "--config-file", str(off), check=False)
+    agentless = stack.up(off, check=False)
     assert agentless.code != 0, agentless.output
     missing = {
         line.split("error: ", 1)[-1] for line in agentless.output.splitlines() if "does not exist" in line
@@ -98,7 +98,7 @@ def test_first_up_in_a_fresh_project(fresh: LocalStack) -> None:
 
     # 2a. The default: the APIs are on and Google is asked for Vertex's primary agent, which is not the
     # tuning agent (that one comes with the project's first tuning job): up stops on the same one line.
-    again = stack.pulumi("up", "--yes", "--skip-preview", check=False)
+    again = stack.up(check=False)
     assert again.code != 0 and "throwaway tuning job" in again.output, again.output
     assert not {r["type"] for r in stack.resources()} & {GRANT, JOB}, stack.resources()
 
@@ -108,7 +108,7 @@ def test_first_up_in_a_fresh_project(fresh: LocalStack) -> None:
 
     # 2c. Now the first up goes through end to end.
     began = time.monotonic()
-    result = stack.pulumi("up", "--yes", "--skip-preview", check=False)
+    result = stack.up(check=False)
     seconds = time.monotonic() - began
     print(f"pulumi up after the tuning agent's throwaway job, fresh project: {seconds:.1f} s wall")
     assert result.code == 0, result.output
@@ -117,7 +117,7 @@ def test_first_up_in_a_fresh_project(fresh: LocalStack) -> None:
     assert {IDENTITY, GRANT} <= types
 
     # 3. Destroy leaves nothing behind; the APIs stay enabled, the agents stay created.
-    stack.pulumi("destroy", "--yes", "--skip-preview")
+    stack.destroy()
     assert stack.resources() == []
     assert stack.standin_records() == [], stack.standin_records()
     assert stack.gcs_files() == [] and stack.scorer_pids() == []

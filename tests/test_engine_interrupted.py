@@ -6,6 +6,10 @@ the engine itself says to clear with `pulumi cancel`, as a user then does.
 
 The emulator runs slow steps here (and the stack one epoch), so the window between the job's
 creation and the end of `wait: succeeded` is seconds wide.
+
+This is the engine test that runs the plain `pulumi` CLI, as docs/local-stack.md ("An interrupted
+`pulumi up`") and the README show it: a process a test can kill with its plugins, then what a user
+typing `pulumi up` and `pulumi cancel` sees. The others drive the engine through the Automation API.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ pytestmark = pytest.mark.slow
 @pytest.mark.local_stack(step_seconds="0.25")
 def test_interrupted_up_adopts_the_job_and_destroy_cleans_up(stack: LocalStack) -> None:
     one_epoch = stack.config_file("one-epoch.yaml", {"epochCount: 6": "epochCount: 1"})
-    stack.init()
+    stack.pulumi("stack", "init")  # `pulumi stack init local`: --stack names it
 
     up = stack.popen_up("--config-file", str(one_epoch))
     try:
@@ -43,8 +47,8 @@ def test_interrupted_up_adopts_the_job_and_destroy_cleans_up(stack: LocalStack) 
     assert "adopting" in again.output, f"the live job was not adopted:\n{again.output}"
     jobs = stack.jobs()
     assert len(jobs) == 1, f"{len(jobs)} jobs after the second up: {[j.get('name') for j in jobs]}"
-    assert stack.output("job") == jobs[0]["name"]
-    assert stack.output("state") == "JOB_STATE_SUCCEEDED"
+    assert stack.pulumi("stack", "output", "job").stdout.strip() == jobs[0]["name"]
+    assert stack.pulumi("stack", "output", "state").stdout.strip() == "JOB_STATE_SUCCEEDED"
 
     stack.pulumi("destroy", "--yes", "--skip-preview", "--config-file", str(one_epoch))
     assert stack.resources() == []

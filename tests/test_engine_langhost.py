@@ -38,7 +38,7 @@ def preview(base: Path, options: dict[str, str]) -> tuple[int, str]:
     stack = LocalStack(base, program=program(base, options), stack="options")
     stack.environment()
     stack.init()
-    result = stack.pulumi("preview", check=False)
+    result = stack.preview(check=False)
     return result.code, result.output
 
 

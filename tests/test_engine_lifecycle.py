@@ -64,7 +64,7 @@ def test_the_lifecycle_never_destroys_more_than_asked(stack: LocalStack, tmp_pat
     stack.init()
 
     # 2: `up` creates its own job; the other spec's job is not adopted, whatever the filter did.
-    stack.pulumi("up", "--yes", "--skip-preview")
+    stack.up()
     first = job_outputs(stack)
     assert first["name"] != other and len(stack.jobs()) == 2, "item 2: adopted another spec's job"
 
@@ -73,10 +73,10 @@ def test_the_lifecycle_never_destroys_more_than_asked(stack: LocalStack, tmp_pat
         "labels.yaml",
         {"tunifolk:cleanup: all": "tunifolk:cleanup: all\n  tunifolk:labels:\n    team: poetry"},
     )
-    planned = stack.preview_json("--config-file", str(labelled))
+    planned = stack.preview_json(labelled)
     ops = {s["op"] for s in planned["steps"] if s["urn"].endswith(JOB_URN_PART)}
     assert ops == {"update"}, f"item 4: a labels change is {ops}"
-    result = stack.pulumi("up", "--yes", "--skip-preview", "--config-file", str(labelled))
+    result = stack.up(labelled)
     assert "cannot relabel" in result.output and job_outputs(stack)["name"] == first["name"]
 
     # 3: a broken reward with a change that replaces the job: up fails, the old job stays whole.
@@ -88,7 +88,7 @@ def test_the_lifecycle_never_destroys_more_than_asked(stack: LocalStack, tmp_pat
             "learningRateMultiplier: 1.0": "learningRateMultiplier: 2.0",
         },
     )
-    failed = stack.pulumi("up", "--yes", "--skip-preview", "--config-file", str(broken), check=False)
+    failed = stack.up(broken, check=False)
     assert failed.code != 0 and "left as they are" in failed.output, failed.output
     assert "Traceback" not in failed.output, failed.output
     assert job_outputs(stack)["name"] == first["name"]
@@ -111,16 +111,16 @@ def test_the_lifecycle_never_destroys_more_than_asked(stack: LocalStack, tmp_pat
     # own, removed when done (and ignored by git, should a killed run leave it).
     try:
         continued.init()
-        continued.pulumi("up", "--yes", "--skip-preview", "--config-file", str(config))
+        continued.up(config)
         second = job_outputs(continued)
         assert second["tuned_model"] == f"{model}@2", "item 1: not a new version of the parent"
-        continued.pulumi("destroy", "--yes", "--skip-preview", "--config-file", str(config))
+        continued.destroy(config)
     finally:
         (ROOT / "Pulumi.continued.yaml").unlink(missing_ok=True)
     assert not exists(continued, second["tuned_model"])
     assert all(exists(stack, name) for name in serving(first)), "item 1: the parent's run was deleted"
 
     # 5: every delete operation ends NOT_FOUND: gone is done, destroy leaves nothing.
-    stack.pulumi("destroy", "--yes", "--skip-preview", "--config-file", str(labelled))
+    stack.destroy(labelled)
     assert stack.resources() == []
     assert not any(exists(stack, name) for name in serving(first)), "item 5: a leftover"

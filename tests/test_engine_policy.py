@@ -1,25 +1,23 @@
 """The policy pack (policy/) under the real engine: `pulumi preview --policy-pack policy` passes on the
 project's own stack and fails on a deliberately bad graph (tests/fixtures/bad_graph), with every
-violation attributed by the engine to the resource that broke the rule of tunifolk/policy_rules.py.
-Previews only: the stand-in answers, no Vertex call is made.
+violation attributed by the engine to the resource that broke the rule of tunifolk/policy_rules.py
+(the URN of the engine's policy event, through Pulumi's Automation API). Previews only: the stand-in
+answers, no Vertex call is made.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+from pulumi import automation
 
-from engine import ROOT, LocalStack, require_engine
+from engine import ROOT, LocalStack, Result, require_engine
 
 pytestmark = pytest.mark.slow
 
 PACK = str(ROOT / "policy")
 URN = "urn:pulumi:bad::tunifolk-bad-graph::"
-# With --urns, the engine's line for each violation is `[mandatory]  <policy>  (<type>: <URN>)`, and
-# the policy's description and the rule's message follow it.
-VIOLATION = re.compile(r"\[mandatory\]\s+(?P<policy>[a-z-]+)\s+\(\S+: (?P<urn>urn:pulumi:[^)\s]+)\)")
 RUN_MEMBER = "gcp:cloudrunv2/serviceIamMember:ServiceIamMember"
 BUCKET_MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
 ACL = "gcp:storage/{0}AccessControl:{1}AccessControl"
@@ -52,14 +50,23 @@ EXPECTED = {
 }
 
 
-def violations(output: str) -> dict[tuple[str, str], str]:
-    """(policy, URN) → the text the engine printed under each such violation line."""
+def preview_with_pack(stack: LocalStack) -> tuple[Result, dict[tuple[str, str], str]]:
+    """`pulumi preview --policy-pack policy`, and the violations the engine reported as policy events:
+    (policy, the URN of the resource it attributed the violation to) → the rule's message. Every one
+    is mandatory (the pack sets no other level)."""
+    events: list[automation.PolicyEvent] = []
+
+    def keep(event: automation.EngineEvent) -> None:
+        if event.policy_event is not None:
+            events.append(event.policy_event)
+
+    result = stack.preview(policy_packs=[PACK], check=False, on_event=keep)
+    assert {e.enforcement_level for e in events} <= {"mandatory"}, [vars(e) for e in events]
     found: dict[tuple[str, str], str] = {}
-    matches = list(VIOLATION.finditer(output))
-    for match, after in zip(matches, [*matches[1:], None], strict=True):
-        key = (match["policy"], match["urn"])
-        found[key] = found.get(key, "") + output[match.end() : after.start() if after else len(output)]
-    return found
+    for event in events:
+        key = (event.policy_name, event.resource_urn or "")
+        found[key] = found.get(key, "") + event.message
+    return result, found
 
 
 def test_policy_pack_passes_on_the_local_stack(tmp_path: Path) -> None:
@@ -67,9 +74,10 @@ def test_policy_pack_passes_on_the_local_stack(tmp_path: Path) -> None:
     stack = LocalStack(tmp_path)
     stack.environment()
     stack.init()
-    result = stack.pulumi("preview", "--policy-pack", PACK, check=False)
+    result, found = preview_with_pack(stack)
     assert result.code == 0, result.output
     assert "tunifolk-graph" in result.output and "mandatory" not in result.output, result.output
+    assert found == {}, found
 
 
 def test_policy_pack_fails_on_a_bad_graph_naming_each_resource(tmp_path: Path) -> None:
@@ -78,12 +86,11 @@ def test_policy_pack_fails_on_a_bad_graph_naming_each_resource(tmp_path: Path) -
     stack = LocalStack(tmp_path, program=bad_graph, stack="bad", env={"PYTHONPATH": str(ROOT)})
     stack.environment()
     stack.init()
-    plain = stack.pulumi("preview", check=False)
+    plain = stack.preview(check=False)
     assert plain.code == 0, f"the bad graph must preview without the pack:\n{plain.output}"
-    result = stack.pulumi("preview", "--policy-pack", PACK, "--urns", check=False)
+    result, found = preview_with_pack(stack)
     assert result.code != 0, f"the policy pack let a bad graph through:\n{result.output}"
     assert "Traceback" not in result.output and "can't run policy" not in result.output, result.output
-    found = violations(result.output)
     expected = {(policy, f"{URN}{typ}::{name}"): message for (policy, typ, name), message in EXPECTED.items()}
     assert set(found) == set(expected), f"{sorted(set(found) ^ set(expected))}:\n{result.output}"
     for key, message in expected.items():

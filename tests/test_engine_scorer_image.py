@@ -60,7 +60,7 @@ def test_up_builds_and_deploys_by_digest_and_rebuilds_only_for_the_scorer(tmp_pa
     stack.start()
     try:
         stack.init()
-        first = stack.pulumi("up", "--yes", "--skip-preview", timeout=UP_TIMEOUT)
+        first = stack.up(timeout=UP_TIMEOUT)
         assert "scorer image: build" in first.output, first.output
         image = stack.output("scorer_image")
         assert IMAGE_RE.fullmatch(image), image
@@ -71,18 +71,18 @@ def test_up_builds_and_deploys_by_digest_and_rebuilds_only_for_the_scorer(tmp_pa
         records = list((stack.standin / "run").glob("image-*"))
         assert [r.read_text().strip() for r in records] == [image]
 
-        stack.pulumi("preview", "--expect-no-changes")
+        stack.preview(expect_no_changes=True)
         (program / "README.md").write_text((program / "README.md").read_text() + "\nAn edit.\n")
-        stack.pulumi("preview", "--expect-no-changes")  # a README is not in the image
+        stack.preview(expect_no_changes=True)  # a README is not in the image
 
         app = program / "scorer" / "app.py"
         app.write_text(app.read_text() + "\n# an edit that goes into the image\n")
-        second = stack.pulumi("up", "--yes", "--skip-preview", timeout=UP_TIMEOUT)
+        second = stack.up(timeout=UP_TIMEOUT)
         assert "scorer image: build" in second.output
         rebuilt = stack.output("scorer_image")
         assert IMAGE_RE.fullmatch(rebuilt) and rebuilt != image
         assert service_image(stack) == rebuilt  # and redeployed
-        stack.pulumi("preview", "--expect-no-changes")
-        stack.pulumi("destroy", "--yes", "--skip-preview")
+        stack.preview(expect_no_changes=True)
+        stack.destroy()
     finally:
         stack.stop()

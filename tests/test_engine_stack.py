@@ -1,8 +1,9 @@
 """The whole stack under the real Pulumi engine, offline (issue 10, steps 1 to 5).
 
-One local stack goes through the steps in order, as a user would type them: `pulumi stack init
-local`, `preview`, `up`, `stack output`, `tunifolk status`, `preview --expect-no-changes`, `refresh`,
-a hyperparameter change, a bad learning rate, `destroy`. The steps are one test because each needs
+One local stack goes through the steps in order, as a user would: `pulumi stack init local`,
+`preview`, `up`, `stack output`, `tunifolk status`, `preview --expect-no-changes`, `refresh`, a
+hyperparameter change, a bad learning rate, `destroy`, each through Pulumi's Automation API
+(tests/engine.py), which prints what the CLI prints. The steps are one test because each needs
 the state the previous one left (a pytest-xdist worker could otherwise run them apart); every
 assertion names its step. Google Cloud is the gcp stand-in, Vertex the emulator, both real processes.
 """
@@ -62,7 +63,7 @@ def step_1_init_and_preview(stack: LocalStack) -> None:
 
 
 def step_2_up(stack: LocalStack) -> None:
-    result = stack.pulumi("up", "--yes", "--skip-preview")
+    result = stack.up()
     assert "Traceback" not in result.output, f"step 2: up printed a traceback:\n{result.output}"
     resources = stack.resources()
     present = {_type_and_name(r["urn"]) for r in resources}
@@ -72,12 +73,14 @@ def step_2_up(stack: LocalStack) -> None:
 
     # The job is created after the invoker grant and the dataset read grant: the engine records when
     # each grant's create returned; the emulator, when the job was created.
+    # (The build's own account has bucket grants of its own: the two are picked by name.)
     job_created = job["outputs"]["create_time"]
-    for token in (
-        "gcp:cloudrunv2/serviceIamMember:ServiceIamMember",
-        "gcp:storage/bucketIAMMember:BucketIAMMember",
+    grants = {_type_and_name(r["urn"]): r for r in resources}
+    for token, name in (
+        ("gcp:cloudrunv2/serviceIamMember:ServiceIamMember", "scorer-vertex-invoker"),
+        ("gcp:storage/bucketIAMMember:BucketIAMMember", "dataset-reader"),
     ):
-        grant = kinds[token][0]
+        grant = grants[token, name]
         assert grant["created"] < job_created, (
             f"step 2: job created {job_created}, {token} at {grant['created']}"
         )
@@ -90,10 +93,11 @@ def step_2_up(stack: LocalStack) -> None:
     assert job["outputs"]["rewards"][0]["cloud_run"]["uri"] == service["uri"]
 
     # Outputs: the endpoint is the tuned endpoint the emulator holds, and `tunifolk status` reads it.
-    name = stack.output("job")
-    assert stack.output("state") == "JOB_STATE_SUCCEEDED"
+    outputs = stack.outputs()
+    name = outputs["job"]
+    assert outputs["state"] == "JOB_STATE_SUCCEEDED"
     vertex_job = stack.emulator(f"/v1beta1/{name}")
-    assert stack.output("endpoint") == vertex_job["tunedModel"]["endpoint"], "step 2: endpoint output"
+    assert outputs["endpoint"] == vertex_job["tunedModel"]["endpoint"], "step 2: endpoint output"
     status = stack.tunifolk("status", "--job", name, "--json", check=False)
     assert status.code in (0, 1), status.output  # 1 only for a health verdict, never a usage error
     report = json.loads(status.stdout)
@@ -103,7 +107,7 @@ def step_2_up(stack: LocalStack) -> None:
     # stack in the project has its own), and the output is the dataset the stand-in holds.
     dataset = kinds["gcp:bigquery/dataset:Dataset"][0]["outputs"]["datasetId"]
     sink = kinds["gcp:logging/projectSink:ProjectSink"][0]["outputs"]
-    assert stack.output("ledger_dataset") == dataset == names.dataset_name(stack.stack), "step 2: ledger"
+    assert outputs["ledger_dataset"] == dataset == names.dataset_name(stack.stack), "step 2: ledger"
     assert sink["name"] == names.sink_name(stack.stack) and sink["destination"].endswith(f"/{dataset}")
     assert f'service_name="{service["name"]}"' in sink["filter"], sink["filter"]
     # `rollouts` reads that dataset: the job's records; a dataset the stack did not make (another
@@ -130,7 +134,7 @@ def step_2_up(stack: LocalStack) -> None:
     assert "`pulumi up`" in said[0] and "--stack" in said[0], other.output
 
     # Dataset objects are where the emulator read them.
-    train = stack.output("train_uri").removeprefix("gs://")
+    train = outputs["train_uri"].removeprefix("gs://")
     assert (stack.gcs / train).read_bytes() == (
         Path(__file__).parent.parent / "data/train.jsonl"
     ).read_bytes()
@@ -141,10 +145,10 @@ def step_2_up(stack: LocalStack) -> None:
 
 
 def step_3_no_changes_after_up_and_refresh(stack: LocalStack) -> None:
-    after_up = stack.pulumi("preview", "--expect-no-changes", check=False)
+    after_up = stack.preview(expect_no_changes=True, check=False)
     assert after_up.code == 0, f"step 3: changes right after up:\n{after_up.output}"
-    stack.pulumi("refresh", "--yes", "--skip-preview")
-    after_refresh = stack.pulumi("preview", "--expect-no-changes", check=False)
+    stack.refresh()
+    after_refresh = stack.preview(expect_no_changes=True, check=False)
     assert after_refresh.code == 0, f"step 3: changes after refresh:\n{after_refresh.output}"
 
 
@@ -154,14 +158,14 @@ def _op_of(preview: dict[str, Any], wanted: tuple[str, str]) -> set[str]:
 
 def step_4_changes_preview(stack: LocalStack) -> None:
     fewer_epochs = stack.config_file("epochs.yaml", {"epochCount: 6": "epochCount: 5"})
-    preview = stack.preview_json("--config-file", str(fewer_epochs))
+    preview = stack.preview_json(fewer_epochs)
     ops = _op_of(preview, JOB)
     assert ops & {"replace", "create-replacement", "delete-replaced"}, f"step 4: job ops {ops}, not a replace"
     others = {_type_and_name(s["urn"]): s["op"] for s in preview["steps"] if _type_and_name(s["urn"]) != JOB}
     assert set(others.values()) <= {"same"}, f"step 4: a hyperparameter change touches {others}"
 
     bad = stack.config_file("lr.yaml", {"learningRateMultiplier: 1.0": "learningRateMultiplier: 9"})
-    result = stack.pulumi("preview", "--config-file", str(bad), check=False)
+    result = stack.preview(bad, check=False)
     assert result.code != 0, f"step 4: learningRateMultiplier 9 previewed fine:\n{result.output}"
     assert "hyper_parameters.learning_rate_multiplier: " in result.output, result.output
     assert "<nil>" not in result.output, f"step 4: the engine could not show the value:\n{result.output}"
@@ -171,7 +175,7 @@ def step_4_changes_preview(stack: LocalStack) -> None:
 def step_5_destroy_leaves_nothing(stack: LocalStack) -> None:
     outputs = {r["type"]: r.get("outputs", {}) for r in stack.resources()}
     job = outputs[JOB[0]]
-    stack.pulumi("destroy", "--yes", "--skip-preview")
+    stack.destroy()
     assert stack.resources() == [], "step 5: state still holds resources"
     held = stack.emulator("/emulator/resources")
     assert held["endpoints"] == [] and held["models"] == [], f"step 5: emulator still holds {held}"

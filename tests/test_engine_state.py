@@ -7,7 +7,7 @@ same spec — created by `pulumi up` of that program, so no test code builds Ver
 the old state is imported over it, with the new job's id in place of the old one (emulator ids come
 from its seed). Then, as a user upgrading would, with the config the state was written with (the
 stack's `Pulumi.prev.yaml` holding that state's scorer URI): `pulumi refresh`, `pulumi preview
---expect-no-changes`, `pulumi destroy`.
+--expect-no-changes`, `pulumi destroy` (through Pulumi's Automation API, tests/engine.py).
 """
 
 from __future__ import annotations
@@ -55,28 +55,24 @@ def test_previous_release_state_refreshes_and_destroys(
     with scorer(quiet=True) as live_uri:
         # A live job of the same spec in this fresh emulator, scored by a live scorer.
         live = config_with(live_uri, tmp_path / "Pulumi.live.yaml")
-        stack.pulumi("up", "--yes", "--skip-preview", "--config-file", str(live))
+        stack.up(live)
         new_id = stack.output("job")
         assert len(stack.jobs()) == 1
 
         # The previous release's state, pointing at that job.
-        imported = tmp_path / "previous.json"
-        imported.write_text(text.replace(old["id"], new_id), encoding="utf-8")
-        stack.pulumi("stack", "import", "--file", str(imported))
+        stack.import_state(json.loads(text.replace(old["id"], new_id)))
         assert job_of(stack.export())["inputs"]["rewards"][0]["cloud_run"]["uri"] == old_uri
 
-        stack.pulumi("refresh", "--yes", "--skip-preview", "--config-file", str(previous))
+        stack.refresh(previous)
         refreshed = job_of(stack.export())
         assert refreshed["id"] == new_id and refreshed["outputs"]["state"] == "JOB_STATE_SUCCEEDED"
         tuned = stack.emulator(f"/v1beta1/{new_id}")["tunedModel"]
         assert refreshed["outputs"]["endpoint"] == tuned["endpoint"], "refresh did not read the live job"
 
-        no_changes = stack.pulumi(
-            "preview", "--expect-no-changes", "--config-file", str(previous), check=False
-        )
+        no_changes = stack.preview(previous, expect_no_changes=True, check=False)
         assert no_changes.code == 0, f"the old state previews with changes:\n{no_changes.output}"
 
-        stack.pulumi("destroy", "--yes", "--skip-preview", "--config-file", str(previous))
+        stack.destroy(previous)
     assert stack.resources() == []
     held = stack.emulator("/emulator/resources")
     assert held["endpoints"] == [] and held["models"] == [], f"destroy left {held}"

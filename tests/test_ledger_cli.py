@@ -7,6 +7,7 @@ service prints); two of its records carry rewards an "older scorer" gave, so rep
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -159,26 +160,31 @@ def test_the_ledger_dataset_is_the_stacks_output_else_the_stacks_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`rollouts`, `replay`, `status` and `watch` read the selected stack's `ledger_dataset` output
-    (through `pulumi stack output`, here a script answering as the Pulumi CLI does); without one (no
-    Pulumi CLI: the emulator-only flow), the stack's name through the naming rule the stack used;
-    `--dataset` wins over both."""
+    (through the Automation API, from a stack the real engine holds in a file backend: the CLI's own
+    engine, build/engine/bin's, and a `pulumi` on PATH alike); without an engine (the emulator-only
+    flow), the stack's name through the naming rule the stack used; `--dataset` wins over both."""
     import argparse
 
+    from engine import ENGINE_BIN, require_engine, stack_with_outputs
     from tunifolk.cli import context
 
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    fake = bin_dir / "pulumi"
-    answer = '[ "$1 $2 $3 $4" = "stack output ledger_dataset --stack" ] && echo "deployed_$5"'
-    fake.write_text(f"#!/bin/sh\n{answer}\n")
-    fake.chmod(0o755)
+    require_engine()
+    deployed = {"ledger_dataset": "deployed_continued"}
+    for name, value in stack_with_outputs(tmp_path, "continued", deployed).items():
+        monkeypatch.setenv(name, value)
 
     def resolved(**kw: str) -> str:
         return context.ledger_dataset(argparse.Namespace(**{"dataset": None, "stack": "continued", **kw}))
 
-    monkeypatch.setenv("PATH", str(bin_dir))
     assert resolved() == "deployed_continued"
     assert resolved(dataset="mine") == "mine"
+    # A checkout without `make engine`'s build: the `pulumi` on PATH reads the same stack.
+    monkeypatch.setattr(context, "ENGINE_ROOT", tmp_path / "no-build" / "engine")
+    if (ENGINE_BIN / "pulumi").exists():
+        monkeypatch.setenv("PATH", os.pathsep.join([str(ENGINE_BIN), os.environ["PATH"]]))
+    assert context.pulumi_command().command == "pulumi"
+    assert resolved() == "deployed_continued"
+    # No engine at all: the naming rule.
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
     assert resolved() == names.dataset_name("continued") == "tunifolk_ledger_continued"
 

@@ -1,10 +1,12 @@
-"""The README's offline and local-stack blocks stay true (issue 24): every command they show runs, as
-shown, and every flag the README documents for a command is one its `--help` lists.
+"""The documented offline and local-stack blocks stay true (issue 24): every command they show runs, as
+shown, and every flag the README and the docs document for a command is one its `--help` lists.
 
-The blocks are read from README.md itself, so a changed command is tested as it now reads. Run as
+The offline path's blocks and the CLI table are in docs/cli.md, the local stack's block in
+docs/local-stack.md ("Try the whole stack locally"), and the README shows a few of those commands;
+they are read from the files themselves, so a changed command is tested as it now reads. Run as
 shown, with three liberties that change no command: the two servers meant for other terminals run in
 the background on free ports (`make scorer SCORER_PORT=…`, `make emulator EMULATOR_PORT=… ARGS=
---step-seconds=…`, the README's URLs rewritten to those ports), the job id that "ID from launch"
+--step-seconds=…`, the block's URLs rewritten to those ports), the job id that "ID from launch"
 stands for is read from launch's output, and the local stack runs in its own build directories and
 PULUMI_HOME (TUNIFOLK_LOCAL_DIR, _STANDIN_DIR, _GCS_DIR), as the engine tests do.
 """
@@ -23,25 +25,34 @@ from pathlib import Path
 import pytest
 
 import servers
-from tunifolk.cli.local import wait_healthy
 from tunifolk.cli.main import build_parser
 from tunifolk.paths import ROOT
+from tunifolk.processes import wait_healthy
 
 README = ROOT / "README.md"
-OFFLINE, LOCAL = "The offline path", "Try the whole stack locally"
+CLI_DOC, LOCAL_DOC = ROOT / "docs" / "cli.md", ROOT / "docs" / "local-stack.md"
+OFFLINE, LOCAL, COMMANDS = "The offline path", "Try the whole stack locally", "Commands"
+BLOCKS = (
+    (OFFLINE, CLI_DOC),
+    (LOCAL, LOCAL_DOC),
+    ("Two commands", README),
+    ("The local stack", README),
+    ("A real project", README),
+)
+"""Every section whose bash blocks are checked against `--help`, and the file that holds it."""
 TUNIFOLK = re.compile(r"(?:^|\s)(?:tunifolk|\.venv/bin/python -m tunifolk|python -m tunifolk)\s+(?P<rest>.*)")
 FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)")
 
 
-def section(title: str) -> str:
-    text = README.read_text(encoding="utf-8")
+def section(title: str, path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
     start = text.index(f"\n## {title}\n")
     end = text.find("\n## ", start + 1)
     return text[start : end if end != -1 else None]
 
 
-def bash_blocks(title: str) -> list[str]:
-    return re.findall(r"```bash\n(.*?)```", section(title), flags=re.S)
+def bash_blocks(title: str, path: Path) -> list[str]:
+    return re.findall(r"```bash\n(.*?)```", section(title, path), flags=re.S)
 
 
 def command_lines(block: str) -> list[str]:
@@ -80,13 +91,13 @@ def emulator_help() -> str:
 
 def test_every_flag_the_readme_shows_for_a_tunifolk_command_is_in_its_help() -> None:
     shown = []
-    for title in (OFFLINE, LOCAL):
-        for block in bash_blocks(title):
+    for title, doc in BLOCKS:
+        for block in bash_blocks(title, doc):
             shown += [line for line in command_lines(block) if TUNIFOLK.search(line)]
-    text = README.read_text(encoding="utf-8")
-    table = section("The operator CLI")
+    text = LOCAL_DOC.read_text(encoding="utf-8")
+    table = section(COMMANDS, CLI_DOC)
     rows = re.findall(r"^\| `tunifolk ([^`]*)` \| (.*) \|$", table, flags=re.M)
-    assert len(shown) >= 5 and len(rows) >= 10, "the README's blocks or CLI table moved"
+    assert len(shown) >= 5 and len(rows) >= 10, "the documented blocks or the CLI table moved"
     checked = 0
     for line in shown:
         rest = TUNIFOLK.search(line)["rest"]
@@ -94,7 +105,7 @@ def test_every_flag_the_readme_shows_for_a_tunifolk_command_is_in_its_help() -> 
         assert path, line
         for flag in FLAG.findall(rest):
             assert flag in flags, (
-                f"README: `{line}` shows {flag}, which `tunifolk {' '.join(path)} --help` lacks"
+                f"docs: `{line}` shows {flag}, which `tunifolk {' '.join(path)} --help` lacks"
             )
             checked += 1
     emulator_flags = set(FLAG.findall(emulator_help()))
@@ -107,7 +118,7 @@ def test_every_flag_the_readme_shows_for_a_tunifolk_command_is_in_its_help() -> 
             flags |= emulator_flags
         documented = set(FLAG.findall(command + " " + what))
         missing = documented - flags
-        assert not missing, f"README's row for `tunifolk {command}` documents {missing}, not in --help"
+        assert not missing, f"docs/cli.md's row for `tunifolk {command}` documents {missing}, not in --help"
         checked += len(documented)
     # The rows that list a command's options list them all (the shared --stack/--project/--location/--job
     # of tunifolk/cli/context.py are documented once, below the table).
@@ -118,7 +129,7 @@ def test_every_flag_the_readme_shows_for_a_tunifolk_command_is_in_its_help() -> 
         row = next(c for c, _ in rows if c.split()[0] == command)
         stack_shared = {"--stack"} if command in ("watch", "status") else set()
         undocumented = flags - shared - stack_shared - set(FLAG.findall(row + " " + what))
-        assert not undocumented, f"README's row for `tunifolk {command}` misses {sorted(undocumented)}"
+        assert not undocumented, f"docs/cli.md's row for `tunifolk {command}` misses {sorted(undocumented)}"
     assert checked > 20 and "--preserve-config" in text
 
 
@@ -127,7 +138,7 @@ def test_every_pulumi_and_make_command_of_the_local_block_exists() -> None:
     pulumi = ROOT / "build" / "engine" / "bin" / "pulumi"
     if not os.access(pulumi, os.X_OK):
         pytest.skip("no built engine (make engine)")
-    lines = [line for title in (OFFLINE, LOCAL) for b in bash_blocks(title) for line in command_lines(b)]
+    lines = [line for title, doc in BLOCKS for b in bash_blocks(title, doc) for line in command_lines(b)]
     for line in lines:
         words = shlex.split(line)
         if words[0] == "make":
@@ -142,7 +153,7 @@ def test_every_pulumi_and_make_command_of_the_local_block_exists() -> None:
                 help_text = done.stdout if done.returncode == 0 and "Usage:" in done.stdout else ""
                 sub = sub if help_text else sub[:-1]
             for flag in FLAG.findall(line):
-                assert flag in help_text, f"README: `{line}`: `pulumi {' '.join(sub)} --help` has no {flag}"
+                assert flag in help_text, f"docs: `{line}`: `pulumi {' '.join(sub)} --help` has no {flag}"
 
 
 # --------------------------------------------------------------------------- the blocks, run
@@ -166,7 +177,7 @@ def run_script(script: str, env: dict[str, str], timeout: float) -> subprocess.C
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_the_offline_blocks_run_as_shown(tmp_path: Path) -> None:
-    setup, terminal3 = bash_blocks(OFFLINE)
+    setup, terminal3 = bash_blocks(OFFLINE, CLI_DOC)
     scorer_port, emulator_port = servers.free_port(), servers.free_port()
     ports = {"127.0.0.1:8080": f"127.0.0.1:{scorer_port}", "127.0.0.1:8090": f"127.0.0.1:{emulator_port}"}
     env = {k: v for k, v in os.environ.items() if k not in ("TUNIFOLK_VERTEX_ENDPOINT", "VIRTUAL_ENV")}
@@ -191,7 +202,7 @@ def test_the_offline_blocks_run_as_shown(tmp_path: Path) -> None:
                 )
             )
         for port, proc in zip((scorer_port, emulator_port), started, strict=True):
-            wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=180)
+            wait_healthy(f"http://127.0.0.1:{port}", proc=proc, timeout=180)
         script = terminal3
         for old, new in ports.items():
             script = script.replace(old, new)
@@ -220,7 +231,7 @@ def test_the_local_stack_block_runs_as_shown(tmp_path: Path) -> None:
     from engine import require_engine
 
     require_engine()
-    (block,) = bash_blocks(LOCAL)
+    (block,) = bash_blocks(LOCAL, LOCAL_DOC)
     env = {k: v for k, v in os.environ.items() if k not in ("TUNIFOLK_VERTEX_ENDPOINT", "VIRTUAL_ENV")}
     for name in ("LOCAL", "STANDIN", "GCS"):
         env[f"TUNIFOLK_{name}_DIR"] = str(tmp_path / name.lower())

@@ -8,6 +8,7 @@ or one line's mark among fixed caesuras) splits nothing, and a stretched word st
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
@@ -48,7 +49,15 @@ def _bayt_poems() -> list[tuple[str, str, dict[str, str]]]:
 
 
 POEMS = _bayt_poems()
-PLAIN = {name: score({"parts": [{"text": t}]}, refs).reward for name, t, refs in POEMS}
+BY_NAME = {p[0]: p for p in POEMS}
+
+
+@functools.cache
+def plain(name: str) -> float:
+    """The poem's reward as written: scored when a test first needs it (not while collecting, in every
+    pytest-xdist worker), once per process."""
+    _, text, refs = BY_NAME[name]
+    return score({"parts": [{"text": text}]}, refs).reward
 
 
 def _separator_chars() -> list[str]:
@@ -76,13 +85,16 @@ def test_the_class_is_broad() -> None:
 
 @settings(deadline=None, derandomize=True, max_examples=120)
 @given(poem=st.sampled_from(POEMS), mark=st.sampled_from(SEPARATORS), double=st.booleans())
-def test_any_mark_between_the_half_lines_of_every_bayt_is_free(
+def test_any_mark_between_the_half_lines_of_every_bayt_is_read_and_costs(
     poem: tuple[str, str, dict[str, str]], mark: str, double: bool
 ) -> None:
+    """Another separator than the asked ` ** ` is another layout: the halves are still read (the
+    reward never rises), and it costs something; a mark outside the allowlist (a symbol) is the
+    allowlist's, at most 0."""
     name, text, refs = poem
     sep = f" {mark * (2 if double else 1)} "
     got = score({"parts": [{"text": _with(text, sep)}]}, refs).reward
-    assert abs(got - PLAIN[name]) <= TOLERANCE, (name, sep, PLAIN[name], got)
+    assert got <= plain(name) + 1e-9, (name, sep, plain(name), got)
 
 
 ARABIC = [p for p in POEMS if p[2].get("script", "arabic") == "arabic"]
@@ -90,13 +102,14 @@ ARABIC = [p for p in POEMS if p[2].get("script", "arabic") == "arabic"]
 
 @pytest.mark.parametrize("poem", ARABIC, ids=[p[0] for p in ARABIC])
 @pytest.mark.parametrize("sep", ["ـــــ", " ـــــ ", "ـــــ "])
-def test_a_tatweel_run_between_the_half_lines_is_free(
+def test_a_tatweel_run_between_the_half_lines_is_read_as_another_layout(
     poem: tuple[str, str, dict[str, str]], sep: str
 ) -> None:
-    """Arabic script only: tatweel is its letter."""
+    """Arabic script only: tatweel is its letter; as a separator it is another layout, which costs
+    a little and is read as the caesura."""
     name, text, refs = poem
     got = score({"parts": [{"text": _with(text, sep)}]}, refs).reward
-    assert abs(got - PLAIN[name]) <= TOLERANCE, (name, sep, PLAIN[name], got)
+    assert plain(name) - 2 * TOLERANCE - 0.05 <= got <= plain(name) + 1e-9, (name, sep, plain(name), got)
 
 
 def test_a_poems_own_punctuation_splits_nothing() -> None:
@@ -126,5 +139,7 @@ def test_arabizi_soft_separators_keep_working() -> None:
     gsim = (SAMPLES / "arabizi" / "gsim.txt").read_text("utf-8")
     refs = {"form": "gsim", "script": "arabizi"}
     plain = score(gsim, refs).reward
-    for sep in (" - ", " / ", ", ", " ~ ", " : "):
-        assert abs(score(_with(gsim, sep), refs).reward - plain) <= TOLERANCE, sep
+    for sep in (" - ", " / ", ", ", " : "):  # another layout: read, and costing a little
+        got = score(_with(gsim, sep), refs).reward
+        assert plain - 2 * TOLERANCE - 0.05 <= got <= plain, sep
+    assert score(_with(gsim, " ~ "), refs).reward <= 0.0  # ~ is no poet's mark: markup

@@ -1,7 +1,6 @@
-"""A closing line under the poem is the budget's signature line (docs/scorer.md, "One text", and
-"Layout is not content"): a wish, thanks, a slogan or a place and year, alone below the last stanza,
-short and off the poem's rhyme, leaves the reward within 0.1 of the poem's; two such lines, a long
-one, or a note to a judge still count.
+"""A closing line under the poem (a wish, thanks, a slogan, a place and year) is words that are not
+the poem the prompt asked for ("Give only the poem"): the reward is at most 0, and still ordered by
+the form (docs/scorer.md). Two such lines, a long one, or a note to a judge alike.
 
 The genuine corpus is every sample poem (``data/samples``, Arabic script and Arabizi) and every
 genuine case of the red-team rounds (``tests/redteam_rounds``) the reward holds (≥ 0.8): a poem the
@@ -75,7 +74,7 @@ def _script(refs: dict[str, str]) -> str:
 
 
 @pytest.mark.parametrize("poem", CORPUS, ids=IDS)
-def test_a_closing_line_is_free(poem: tuple[str, str, dict[str, str], float]) -> None:
+def test_a_closing_line_is_words_that_are_not_the_poem(poem: tuple[str, str, dict[str, str], float]) -> None:
     name, text, refs, plain = poem
     ends = [rhyme_key(ln.last_word) for ln in parse_poem(text).lines]
     for closing in CLOSINGS[_script(refs)]:
@@ -84,7 +83,7 @@ def test_a_closing_line_is_free(poem: tuple[str, str, dict[str, str], float]) ->
         ):
             continue  # on the poem's own rhyme (t3ejbek under a qasida on -ak): a line of it
         got = _reward(text.rstrip() + "\n\n" + closing, refs)
-        assert abs(got - plain) <= TOLERANCE, (name, closing, plain, got)
+        assert got <= 0.0, (name, closing, plain, got)
 
 
 @pytest.mark.parametrize("poem", CORPUS, ids=IDS)

@@ -1,7 +1,7 @@
 """The compiled scoring core (``python -m scorer.build_ext``, run by ``make``) is the sources made
 faster, nothing else: the same rewards and sub-scores, bit for bit, over every red-team case and a
-varied corpus; and a source edited after the build is run as edited, never shadowed by its stale
-extension."""
+varied corpus (`[full]`, slow; `[sample]` scores a fixed, seeded sample of them: tests/sweeps.py); and
+a source edited after the build is run as edited, never shadowed by its stale extension."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sweeps import SWEEP, sample
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
@@ -26,15 +27,24 @@ needs_compiled = pytest.mark.skipif(
 )
 
 
-def results() -> list[list]:
-    """Every red-team case and 600 policy poems (every form, both scripts, honest and hacked),
-    scored: the reward and each sub-score as their exact decimal repr, and the reason."""
+SAMPLE_CASES, SAMPLE_POEMS = 100, 100
+"""The sample: red-team cases drawn with the seed, and the corpus's first poems (its seeded order
+cycles through every form, both scripts, honest and hacked, and every stage of training)."""
+
+
+def results(full: bool) -> list[list]:
+    """Every red-team case and 600 policy poems (every form, both scripts, honest and hacked), or
+    the sample of them, scored: the reward and each sub-score as their exact decimal repr, and the
+    reason."""
     from redteam import all_cases
     from scorer.score import score
     from tunifolk.emulator.policy import corpus
 
-    cases: list[tuple[object, dict[str, str]]] = [(c.text, c.refs) for c in all_cases()]
-    cases += corpus(600)
+    red = all_cases()
+    cases: list[tuple[object, dict[str, str]]] = [
+        (red[i].text, red[i].refs) for i in sample(len(red), SAMPLE_CASES, full=full)
+    ]
+    cases += corpus(600 if full else SAMPLE_POEMS)
     out = []
     for response, refs in cases:
         s = score(response, refs)
@@ -51,18 +61,20 @@ def _run_from_source(code: str, cwd: Path = ROOT) -> str:
 
 
 @needs_compiled
-def test_the_compiled_core_scores_bit_for_bit_like_its_sources() -> None:
+@SWEEP
+def test_the_compiled_core_scores_bit_for_bit_like_its_sources(full: bool) -> None:
     assert set(COMPILED) == set(scorer.COMPILED), f"only {COMPILED} compiled"
-    compiled = json.loads(json.dumps(results()))  # the same shape as what comes back
+    compiled = json.loads(json.dumps(results(full)))  # the same shape as what comes back
     code = (
         f"import sys, json; sys.path[:0] = [{str(HERE)!r}, {str(ROOT)!r}]\n"
         "import scorer, test_scorer_compiled as t\n"
-        "r = t.results()\n"
+        f"r = t.results({full!r})\n"
         "assert scorer.compiled_modules() == [], scorer.compiled_modules()\n"
         "print(json.dumps(r))\n"
     )
     from_source = json.loads(_run_from_source(code))
-    assert len(compiled) == len(from_source) > 800
+    assert len(compiled) == len(from_source)
+    assert len(compiled) > 800 if full else len(compiled) == SAMPLE_CASES + SAMPLE_POEMS
     diffs = [(i, a, b) for i, (a, b) in enumerate(zip(compiled, from_source, strict=True)) if a != b]
     assert not diffs, f"{len(diffs)} cases differ, first: {diffs[0]}"
 

@@ -29,9 +29,9 @@ from jobs import PROJECT
 from polling import poll
 from scorer.app import INLINE_BODY, handle_body
 from tunifolk import invoker
-from tunifolk.cli.local import free_port
 from tunifolk.image import Container, Image, build, podman, run, unavailable
 from tunifolk.job.names import local_project_number
+from tunifolk.processes import free_port, wait_healthy
 from tunifolk.standin import cloudrun
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,20 +50,11 @@ def image() -> Image:
     return build()
 
 
-def _get(url: str) -> int | None:
-    try:
-        conn = http.client.HTTPConnection(url.removeprefix("http://"), timeout=2)
-        conn.request("GET", "/healthz")
-        return conn.getresponse().status
-    except OSError:
-        return None
-
-
 @pytest.fixture(scope="module")
 def container(image: Image) -> Iterator[Container]:
     started = run(image.ref, free_port())
     try:
-        poll(lambda: _get(started.url), lambda s: s == 200, timeout=60, what="the container's /healthz")
+        wait_healthy(started.url, timeout=60, what="the container")
         yield started
     finally:
         started.stop()
@@ -201,7 +192,7 @@ def test_a_service_of_a_local_digest_runs_that_image(gcp: Provider, image: Image
     template = {"containers": [{"image": image.ref}]}
     body = {"location": "us-central1", "template": template, "deletionProtection": False}
     service_id, service = gcp.create(RUN, "scorer", body)
-    name = cloudrun.CONTAINER_PREFIX + cloudrun._key(gcp.state, service_id)
+    name = cloudrun.container_name(service_id)
     assert _containers(name) == [image.ref]
     agent = AGENT.removeprefix("serviceAccount:")
     grant = {

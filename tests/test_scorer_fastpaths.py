@@ -3,7 +3,8 @@
 Each speed-up in ``scorer/`` (docs/scorer.md, "Speed") stands in for a simpler expression: a regex
 run on every line, ``str.translate`` with the fold table, a ``Counter``, a pair loop. The plain
 forms are written out here and compared on generated inputs, so a later change that breaks an
-equivalence fails here, not as a reward that drifted by a hair. Speed itself is measured by
+equivalence fails here, not as a reward that drifted by a hair: 100 derandomized inputs each in
+``[sample]``, 400 in ``[full]`` (marked slow; tests/sweeps.py). Speed itself is measured by
 ``make bench``, never asserted.
 """
 
@@ -12,14 +13,15 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from functools import partial
 
-from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sampled_given
 
 from scorer import arabic, refrain, structure, text
 from scorer.arabic import NON_ARABIC_LETTER, rhyme, rhyme_key, rhyme_similarity, similarity
 
-PROPS = settings(deadline=None, derandomize=True, max_examples=400)
+agreement = partial(sampled_given, sample=100, full=400)
 
 _arabic = list("ابتثجحخدذرزسشصضطظعغفقكلمنهويةىأإآؤئءڨگکیـًٌٍَُِّْٰ،؛؟٣")
 _marks = [" ", "  ", "   ", "\t", "*", "**", "***", "_", "__", "…", "...", "|", " | ", "\u3000", "\u00a0"]
@@ -81,14 +83,12 @@ def _same_line_plain(a: str, b: str) -> bool:
     return p + q >= 0.9 * max(la, lb)
 
 
-@PROPS
-@given(t=line)
+@agreement(t=line)
 def test_fold_by_replace_is_the_fold_table(t: str) -> None:
     assert arabic.normalize_arabic(t) == _normalize_plain(t)
 
 
-@PROPS
-@given(t=line)
+@agreement(t=line)
 def test_arabic_letters_counted_by_utf16_high_byte(t: str) -> None:
     assert text._count_arabic_letters(t) == len(NON_ARABIC_LETTER.sub("", t))
 
@@ -98,27 +98,23 @@ _mark = st.sampled_from(["**", "*", "***", "…", "...", "⁂"])
 caesura_line = st.tuples(line, _space, _mark, _space, line).map("".join)
 
 
-@PROPS
-@given(s=st.one_of(line, caesura_line))
+@agreement(s=st.one_of(line, caesura_line))
 def test_caesura_and_soft_splits_are_the_plain_regexes(s: str) -> None:
     assert text._split(s) == _SPLIT_PLAIN.split(s)
     assert text.SOFT.split(s) == _SOFT_PLAIN.split(s)
 
 
-@PROPS
-@given(p=line)
+@agreement(p=line)
 def test_hemistich_words_are_the_word_regex(p: str) -> None:
     assert text._hemi_words(p) == text._WORD.findall(p)
 
 
-@PROPS
-@given(s=line)
+@agreement(s=line)
 def test_inner_markup_is_removed_only_where_it_can_match(s: str) -> None:
     assert text._clean_line(s)[0] == _clean_line_plain(s)
 
 
-@PROPS
-@given(s=line)
+@agreement(s=line)
 def test_label_and_prose_lead_prefilters_only_skip_lines_that_cannot_match(s: str) -> None:
     s = s.strip()
     if s and s[0] in text._NO_LABEL_START:
@@ -130,8 +126,7 @@ def test_label_and_prose_lead_prefilters_only_skip_lines_that_cannot_match(s: st
 _refrain_line = st.lists(st.sampled_from(list("ابتجدرسعلمنوي")), min_size=0, max_size=24).map("".join)
 
 
-@PROPS
-@given(key=_refrain_line, texts=st.lists(_refrain_line, max_size=3), edits=st.integers(0, 3))
+@agreement(key=_refrain_line, texts=st.lists(_refrain_line, max_size=3), edits=st.integers(0, 3))
 def test_refrain_test_is_the_plain_letter_walk(key: str, texts: list[str], edits: int) -> None:
     if texts and edits:  # a near copy of the first refrain, so the walk is reached too
         key = texts[0][:-edits] + key[:edits]
@@ -141,8 +136,7 @@ def test_refrain_test_is_the_plain_letter_walk(key: str, texts: list[str], edits
         assert refrain.same_line(key, r) == _same_line_plain(key, r)
 
 
-@PROPS
-@given(a=st.lists(word, max_size=9), b=st.lists(word, min_size=1, max_size=9))
+@agreement(a=st.lists(word, max_size=9), b=st.lists(word, min_size=1, max_size=9))
 def test_rhyme_means_are_the_plain_sums(a: list[str], b: list[str]) -> None:
     ka, kb = [rhyme_key(w) for w in a], [rhyme_key(w) for w in b]
     ra, rb = [rhyme(w) for w in a], [rhyme(w) for w in b]

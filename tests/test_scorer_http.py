@@ -238,7 +238,7 @@ def test_the_scoring_process_leaves_with_the_server() -> None:
     import sys
     import time
 
-    from tunifolk.cli.local import free_port, wait_healthy
+    from tunifolk.processes import free_port, wait_healthy
 
     port = free_port()
     proc = subprocess.Popen(
@@ -249,7 +249,7 @@ def test_the_scoring_process_leaves_with_the_server() -> None:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(url, proc)
+        wait_healthy(url, proc=proc)
         big = json.dumps(body("يا بحر يا موجك غدّار ** خذيت مني ضي النهار\n" * 400)).encode()
         assert requests.post(url, data=big, timeout=60).status_code == 200
         workers = [

@@ -30,6 +30,7 @@ from providers.scorer_image import ScorerImageProvider
 from pulumi_host import dynamic_host
 from tunifolk import cloudbuild, image
 from tunifolk.job.names import local_project_number
+from tunifolk.local_gcs import bucket_folder
 from tunifolk.paths import ROOT
 from tunifolk.project_state import ProjectState, disabled_message
 from tunifolk.vertex import ENDPOINT_ENV, VertexClient
@@ -73,7 +74,7 @@ def builds_of(emu: str, digest: str) -> list[dict]:
 
 def world(tmp_path: Path) -> Path:
     gcs = tmp_path / "gcs"
-    (gcs / BUCKET).mkdir(parents=True)  # the bucket, as the gcp stand-in's Bucket makes it
+    bucket_folder(gcs, BUCKET).mkdir(parents=True)  # the bucket, as the gcp stand-in's Bucket makes it
     return gcs
 
 

@@ -30,12 +30,14 @@ _CAESURA = re.compile(r" \*\* | {3,}|\t")
 
 
 def _corpus() -> list[tuple[str, str, dict[str, str]]]:
+    """The sample poems and round 1's genuine ones, each in the asked layout (round 1 wrote some
+    caesurae as a tab or three spaces: they are set as ` ** `, the layout the prompt names)."""
     out = sample_poems()
     for line in (ROOT / "tests" / "redteam_rounds" / "round1.jsonl").read_text(encoding="utf-8").splitlines():
         case = json.loads(line)
         if case["tier"] == "genuine":
             out.append((case["id"], case["text"], case["references"]))
-    return out
+    return [(name, _CAESURA.sub(" ** ", text), refs) for name, text, refs in out]
 
 
 CORPUS = _corpus()
@@ -241,6 +243,32 @@ FRAMES: dict[str, Callable[[str, str], str]] = {
 }
 
 
+# --- what each change is, by the principle (docs/scorer.md): the reward pays for the asked format -----
+
+SPELLING, LAYOUT, ADDED = "spelling", "layout", "added words"
+"""The same poem spelled otherwise (normalisation folds it) stays within TOLERANCE; the same poem in
+another layout scores at most the asked layout's reward; words that are not the poem make it <= 0."""
+KIND = {
+    **{k: LAYOUT for k in LINE_LAYOUTS if k.startswith(("soft", "mark", "bullets"))},
+    **{k: SPELLING for k in LINE_LAYOUTS if k.startswith("pause")},
+    "accents": SPELLING,
+    "tashkeel": SPELLING,
+    "alef and yaa variants": SPELLING,
+    "refrain bold": LAYOUT,
+    "refrain half": SPELLING,  # the refrain sung as the opening's first half: a form the poem may take
+    "refrain paren": SPELLING,  # parentheses are a poet's punctuation
+    "refrain label_ar": ADDED,
+    "refrain label_paren": ADDED,
+    "refrain label_colon": ADDED,
+    "plain": SPELLING,
+    **{k: LAYOUT for k in ("spaced", "⁂", "***", "* * *", "numbered", "one line", "hemistich lines")},
+    "table": ADDED,  # a Markdown table: its header row is words that are not the poem
+    **{k: ADDED for k in FRAMES if k not in ("CRLF", "no-break spaces")},
+    "CRLF": LAYOUT,
+    "no-break spaces": LAYOUT,
+}
+
+
 def _reward(text: str, refs: dict[str, str]) -> float:
     return score({"parts": [{"text": text}]}, refs).reward
 
@@ -253,30 +281,46 @@ def _check(
 ) -> None:
     blocks = _blocks(text)
     script = refs.get("script", "arabic")
+    kinds = set()  # of the changes that changed something (a refrain marking leaves a gsim as it is)
     for k in sorted(lines, key=lambda k: not k.startswith("pause")):  # a pause finds the caesura
-        blocks = LINE_LAYOUTS[k](blocks, script, refs)
+        changed = LINE_LAYOUTS[k](blocks, script, refs)
+        kinds |= {KIND[k]} if changed != blocks else set()
+        blocks = changed
     out = RENDERS[render](blocks, refs)
+    kinds |= {KIND[render]} if out != render_plain(blocks, refs) else set()
     for k in frames:
-        out = FRAMES[k](out, script)
+        framed = FRAMES[k](out, script)
+        kinds |= {KIND[k]} if framed != out else set()
+        out = framed
     got = _reward(out, refs)
-    assert abs(got - PLAIN[name]) <= TOLERANCE, (name, lines, render, frames, PLAIN[name], got, out[:400])
+    why = (name, lines, render, frames, PLAIN[name], got, out[:400])
+    if ADDED in kinds:
+        assert got <= 0.0, why
+    elif LAYOUT in kinds:
+        assert got <= PLAIN[name] + 1e-9, why
+    else:
+        assert abs(got - PLAIN[name]) <= TOLERANCE, why
+
+
+def test_every_change_has_its_kind() -> None:
+    assert set(KIND) == set(LINE_LAYOUTS) | set(RENDERS) | set(FRAMES)
 
 
 @pytest.mark.parametrize("layout", sorted(LINE_LAYOUTS))
 @pytest.mark.parametrize("poem", CORPUS, ids=[c[0] for c in CORPUS])
-def test_each_line_layout_is_free(poem: tuple[str, str, dict[str, str]], layout: str) -> None:
+def test_each_line_layout_keeps_its_tier(poem: tuple[str, str, dict[str, str]], layout: str) -> None:
     _check(*poem, [layout], "plain", [])
 
 
 @pytest.mark.parametrize("render", sorted(RENDERS))
 @pytest.mark.parametrize("poem", CORPUS, ids=[c[0] for c in CORPUS])
-def test_each_stanza_layout_is_free(poem: tuple[str, str, dict[str, str]], render: str) -> None:
+def test_each_stanza_layout_keeps_its_tier(poem: tuple[str, str, dict[str, str]], render: str) -> None:
     _check(*poem, [], render, [])
 
 
 @pytest.mark.parametrize("frame", sorted(FRAMES))
 @pytest.mark.parametrize("poem", CORPUS, ids=[c[0] for c in CORPUS])
-def test_each_frame_is_free(poem: tuple[str, str, dict[str, str]], frame: str) -> None:
+def test_each_frame_is_words_that_are_not_the_poem(poem: tuple[str, str, dict[str, str]], frame: str) -> None:
     _check(*poem, [], "plain", [frame])
 
 
@@ -287,7 +331,7 @@ def test_each_frame_is_free(poem: tuple[str, str, dict[str, str]], frame: str) -
     render=st.sampled_from(sorted(RENDERS)),
     frames=st.lists(st.sampled_from(sorted(FRAMES)), max_size=3, unique=True),
 )
-def test_combined_layouts_are_free(
+def test_combined_layouts_keep_their_tier(
     poem: tuple[str, str, dict[str, str]], lines: list[str], render: str, frames: list[str]
 ) -> None:
     # one separator between half-lines and one bullet style at a time: they replace each other
@@ -375,7 +419,7 @@ def test_a_refrain_of_the_opening_second_half_pays_and_a_stub_does_not(
 def test_an_arabizi_rhyme_word_is_one_word_with_the_article_assimilated() -> None:
     """ed-dar, eddar, wed-dar and dar are one rhyme word (īṭāʾ when it comes back); the article
     assimilates to sun letters only, so ammar (a name, m is a moon letter) is not mar."""
-    from scorer.arabic import rhyme_identity
+    from scorer.identity import rhyme_identity
 
     for words in (("ed-dar", "eddar", "wed-dar", "dar", "el-dar"), ("ech-chams", "chams"), ("ellil", "lil")):
         assert len({rhyme_identity(w) for w in words}) == 1, words

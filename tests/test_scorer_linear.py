@@ -2,7 +2,8 @@
 spaces after a label word held one `score()` call for minutes).
 
 Two kinds of test. Equivalence: each linear rewrite gives exactly what the backtracking pattern it
-replaces gave, on generated lines (the old patterns are written out here). Growth: generated
+replaces gave, on generated lines (the old patterns are written out here): 100 derandomized lines each
+in ``[sample]``, 500 in ``[full]`` (marked slow; tests/sweeps.py). Growth: generated
 pathological strings (runs of every kind of space, punctuation and markup openers, up to the
 20,000-character cap) cost `score()` no more per character than a small multiple of what a normal
 poem costs per character, measured in CPU time in the same process. A quadratic path is thousands of
@@ -13,17 +14,19 @@ from __future__ import annotations
 
 import re
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sweeps import sampled_given
 
 from scorer import linear, text
 from scorer.score import score
 from scorer.text import MAX_CHARS
 
-PROPS = settings(deadline=None, derandomize=True, max_examples=500)
+agreement = partial(sampled_given, sample=100, full=500)
 MALZUMA = (Path(__file__).resolve().parent.parent / "data" / "samples" / "malzuma.txt").read_text("utf-8")
 
 # The backtracking patterns as the scorer had them.
@@ -49,22 +52,19 @@ _tags = ["<think>", "</think>", "<THINK>", "</Think>", "<thinking>", "</thinking
 tagged = st.lists(st.sampled_from(_tags), max_size=30).map("".join)
 
 
-@PROPS
-@given(s=line)
+@agreement(s=line)
 def test_possessive_patterns_match_what_the_backtracking_ones_matched(s: str) -> None:
     for name, old in OLD.items():
         new = getattr(text, name)
         assert [m.span() for m in new.finditer(s)] == [m.span() for m in old.finditer(s)], name
 
 
-@PROPS
-@given(s=line)
+@agreement(s=line)
 def test_inner_markup_is_stripped_as_the_regex_stripped_it(s: str) -> None:
     assert linear.strip_inner_markup(s) == OLD_INNER_MARKUP.sub(r"\2", s)
 
 
-@PROPS
-@given(t=tagged)
+@agreement(t=tagged)
 def test_thinking_blocks_are_dropped_as_the_regex_dropped_them(t: str) -> None:
     assert linear.drop_thinking(t) == OLD_THINK.sub("\n", t)
 
@@ -77,8 +77,7 @@ spaced = st.lists(
 )
 
 
-@PROPS
-@given(parts=spaced)
+@agreement(parts=spaced)
 def test_bounded_space_runs_split_a_line_into_the_same_words(parts: list[str]) -> None:
     s = "".join(parts)
     bounded = linear.bound_spaces(s)
@@ -142,20 +141,6 @@ def test_one_long_run_of_arabic_letters_costs_no_more_per_character_than_a_poem(
     assert cost <= PER_CHAR_BOUND * per_char, f"{head!r} + {unit!r}×N: {cost / per_char:.0f}× a poem per char"
 
 
-OLD_PUSHED_DOWN = re.compile("\n(?:[ \t\r]*+\n){12,}+[ \t\r]*+\\S")
-_blanks = st.lists(
-    st.sampled_from(["\n", "\r", "\r\n", " ", "\t", "\u00a0", "\f", "a", "ب", " a"]), max_size=60
-).map("".join)
-
-
-@PROPS
-@given(s=_blanks)
-def test_text_pushed_down_is_found_as_the_pattern_found_it(s: str) -> None:
-    from scorer import hidden
-
-    assert hidden.pushed_down(s) == bool(OLD_PUSHED_DOWN.search(s))
-
-
 @pytest.mark.parametrize("run", ["\n", "\r", "\r\n", "\n\r", " \n", "\n\n\r", "\r\r\n"])
 @pytest.mark.parametrize("size", [40_000, 400_000])
 def test_newline_and_carriage_return_runs_cost_no_more_per_character_than_a_poem(run: str, size: int) -> None:
@@ -169,3 +154,18 @@ def test_newline_and_carriage_return_runs_cost_no_more_per_character_than_a_poem
     ):
         cost = _cpu(s, repeat=2) / len(s)
         assert cost <= PER_CHAR_BOUND * per_char, f"{run!r}×N ({len(s)} chars): {cost / per_char:.0f}× a poem"
+
+
+DISTINCT_BOUND = 10
+"""Times a poem's scoring cost per character that a text of 20,000 distinct characters may cost: about
+4 is measured; counting each distinct character apart (as the allowlist once did) cost about 20."""
+
+
+@pytest.mark.parametrize("start", [0x4E00, 0x1F300, 0xE000])
+def test_a_text_of_distinct_characters_costs_no_more_per_character_than_a_poem(start: int) -> None:
+    """The allowlist (scorer/allow.py) counts a text's characters in one pass: 20,000 distinct ones
+    (CJK, emoji, private use) cost per character a small multiple of what a poem does."""
+    per_char = _cpu(MALZUMA, repeat=5) / len(MALZUMA)
+    s = "".join(chr(start + i) for i in range(20_000))
+    cost = _cpu(s, repeat=2) / len(s)
+    assert cost <= DISTINCT_BOUND * per_char, f"U+{start:04X}…: {cost / per_char:.1f}× a poem per char"

@@ -1,6 +1,6 @@
 """A response sent in several text parts scores as the one text the SDK makes of them (docs/scorer.md,
-principle 7, "Genuine layouts are free"; ``scorer/response.py``): Gemini's parts are pieces of one
-stream, cut anywhere: at a space, at a line or stanza break, or inside a word.
+principle 7, "Another layout is read, and costs a little"; ``scorer/response.py``): Gemini's parts are
+pieces of one stream, cut anywhere: at a space, at a line or stanza break, or inside a word.
 
 The genuine corpus: every sample poem (both scripts, ``tests/test_scorer_layouts.py``'s corpus) and
 every genuine case of the red-team rounds.

@@ -18,7 +18,8 @@ import pytest
 import requests
 
 from scorer import app, ledger
-from tunifolk.cli.local import ROOT, free_port, stop, wait_healthy
+from tunifolk.paths import ROOT
+from tunifolk.processes import free_port, stop, wait_healthy
 
 pytestmark = pytest.mark.slow  # scorer processes
 
@@ -45,7 +46,7 @@ def start(stdout: object) -> tuple[subprocess.Popen, str]:
         env={**os.environ, "PORT": str(port), "HOST": "127.0.0.1"},
     )
     url = f"http://127.0.0.1:{port}"
-    wait_healthy(url, proc)
+    wait_healthy(url, proc=proc)
     return proc, url
 
 

@@ -126,7 +126,8 @@ def fixed_reward() -> Iterator[tuple[str, dict[str, Any]]]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # shutdown() waits up to one poll interval: 0.5 s by default, for every test
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_port}", answer
     finally:

@@ -241,25 +241,76 @@ class CloudBuild:
         timeout: float,
         say: Callable[[str], None],
     ) -> dict[str, Any]:
-        """Poll the operation until done; the finished Build (its `response`, else its metadata's)."""
-        deadline = time.monotonic() + timeout
-        last = ""
-        while not op.get("done"):
-            build = (op.get("metadata") or {}).get("build") or {}
-            if build.get("status") != last:
-                last = build.get("status", "")
-                say(f"scorer image build {build.get('id', '?')} is {last} (log: {build.get('logUrl')})")
-            if time.monotonic() >= deadline:
-                raise TunifolkError(
-                    f"the scorer image build {build.get('id', '?')} is still {last} after {timeout:.0f}s; "
-                    "run pulumi up again to wait for it (it is found by its tag, not started again)"
-                )
-            time.sleep(poll)
-            op = self.operation(op["name"])
+        """Poll the operation of a build just created until done; the finished Build (its `response`,
+        else its metadata's)."""
+        op = _until(
+            op,
+            lambda o: bool(o.get("done")),
+            lambda o: self.operation(o["name"]),
+            _op_build,
+            poll,
+            timeout,
+            say,
+        )
         if op.get("error") and not op.get("response"):
-            build = (op.get("metadata") or {}).get("build") or {}
+            build = _op_build(op)
             return {**build, "statusDetail": build.get("statusDetail") or op["error"].get("message")}
-        return op.get("response") or (op.get("metadata") or {}).get("build") or {}
+        return op.get("response") or _op_build(op)
+
+    def follow(
+        self,
+        project: str,
+        location: str,
+        build: dict[str, Any],
+        poll: float,
+        timeout: float,
+        say: Callable[[str], None],
+    ) -> dict[str, Any]:
+        """Wait for a build found live with no operation at hand (the `up` that started it died):
+        poll the build itself until it is DONE; the finished Build."""
+        return _until(
+            build,
+            lambda b: b.get("status") in DONE,
+            lambda b: self.get(project, location, b["id"]),
+            lambda b: b,
+            poll,
+            timeout,
+            say,
+        )
+
+
+def _op_build(op: dict[str, Any]) -> dict[str, Any]:
+    """The Build an operation's metadata carries (BuildOperationMetadata.build)."""
+    return (op.get("metadata") or {}).get("build") or {}
+
+
+def _until(
+    item: dict[str, Any],
+    done: Callable[[dict[str, Any]], bool],
+    again: Callable[[dict[str, Any]], dict[str, Any]],
+    build_of: Callable[[dict[str, Any]], dict[str, Any]],
+    poll: float,
+    timeout: float,
+    say: Callable[[str], None],
+) -> dict[str, Any]:
+    """The one wait for a build, whether read through its operation or by itself: `again(item)` every
+    `poll` seconds until `done(item)`, saying each new status; after `timeout`, one line saying how
+    to wait again (the build is found by its tag, not started again)."""
+    deadline = time.monotonic() + timeout
+    last = ""
+    while not done(item):
+        build = build_of(item)
+        if build.get("status") != last:
+            last = build.get("status", "")
+            say(f"scorer image build {build.get('id', '?')} is {last} (log: {build.get('logUrl')})")
+        if time.monotonic() >= deadline:
+            raise TunifolkError(
+                f"the scorer image build {build.get('id', '?')} is still {last} after {timeout:.0f}s; "
+                "run pulumi up again to wait for it (it is found by its tag, not started again)"
+            )
+        time.sleep(poll)
+        item = again(item)
+    return item
 
 
 def _message(resp: requests.Response) -> str:

@@ -1,7 +1,8 @@
 """Cloud Storage as both local stand-ins keep it: a folder per bucket, a file per object.
 
-The gcp stand-in writes `gs://BUCKET/NAME` to `GCS_DIR/BUCKET/NAME` and the Vertex emulator reads it
-from there, so both judge names by the same rules: what Google refuses
+The gcp stand-in writes `gs://BUCKET/NAME` to `GCS_DIR/BUCKET/NAME` (a resource's object, or the Cloud
+Build stand-in's upload), `tunifolk demo` and the tests stage datasets there, and the Vertex emulator
+reads them, all through this module's layout, so all judge names by the same rules: what Google refuses
 (https://cloud.google.com/storage/docs/objects#naming, bucket names:
 https://cloud.google.com/storage/docs/buckets#naming), and what a file path cannot hold without
 leaving its bucket's folder (an empty, `.` or `..` segment, a backslash, a NUL). Pure but for
@@ -36,14 +37,38 @@ def object_name_problem(name: str) -> str | None:
     return None
 
 
+def bucket_folder(gcs: Path, bucket: str) -> Path:
+    """The folder that plays `gs://bucket`: it exists while the bucket does."""
+    return gcs / bucket
+
+
 def object_file(gcs: Path, bucket: str, name: str) -> Path | None:
     """The file that holds `gs://bucket/name`, or None when the bucket or object name is not one GCS
     takes or the file would lie outside the bucket's folder."""
     if not BUCKET_RE.match(bucket) or ".." in bucket or object_name_problem(name):
         return None
-    folder = (gcs / bucket).resolve()
+    folder = bucket_folder(gcs, bucket).resolve()
     path = (folder / name).resolve()
     return path if path.is_relative_to(folder) and path != folder else None
+
+
+def write_object(gcs: Path, bucket: str, name: str, data: bytes) -> Path:
+    """Write `gs://bucket/name`, whole or not at all (a file beside it, then a rename), since the
+    emulator may read it meanwhile, as GCS never shows half an object; its file. A ValueError when
+    `object_file` refuses the name (the stand-ins check first, to answer in Google's words)."""
+    path = object_file(gcs, bucket, name)
+    if path is None:
+        raise ValueError(object_name_problem(name) or f"{bucket!r} is not a valid bucket name")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.tmp")
+    partial.write_bytes(data)
+    partial.replace(path)
+    return path
+
+
+def object_uri(bucket: str, name: str) -> str:
+    """`gs://bucket/name`, the URI that names the object (the inverse of `split_uri`)."""
+    return f"gs://{bucket}/{name}"
 
 
 NONCURRENT_DIR = ".noncurrent"

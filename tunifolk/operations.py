@@ -288,10 +288,22 @@ def cleanup(client: VertexClient, job: dict[str, Any], props: dict[str, Any]) ->
     tuning, only this job's version of it). Gone is done (a 404, or an operation that ends
     NOT_FOUND); any other failure raises naming what is left, so the resource stays in state."""
     tuned = job.get("tunedModel") or {}
-    endpoints = [tuned.get("endpoint") or props.get(Output.ENDPOINT)]
+    endpoints = [tuned.get("endpoint")]
     endpoints += [c.get("endpoint") for c in tuned.get("checkpoints") or []]
     endpoints += [c.get("endpoint") for c in props.get(Output.CHECKPOINTS) or []]
+    endpoints.append(props.get(Output.ENDPOINT))
     model = tuned.get("model") or props.get(Output.TUNED_MODEL)
+    served = served_checkpoint(job, props)
+    if served is not None:
+        keep = served["endpoint"]
+        endpoints = [e for e in endpoints if e != keep]
+        say(
+            f"kept checkpoint {served['checkpoint_id']}'s endpoint {keep} and the model {model}: the stack "
+            "serves it (tunifolk:servingCheckpoint). To remove them, `pulumi config rm "
+            "tunifolk:servingCheckpoint` and `pulumi up` before `pulumi destroy`, or: gcloud ai endpoints "
+            f"undeploy-model and delete {keep.rsplit('/', 1)[-1]} --region={keep.split('/')[3]}"
+        )
+        model = None
     left: list[str] = []
     for endpoint in dict.fromkeys(e for e in endpoints if e):
         try:
@@ -320,6 +332,17 @@ def cleanup(client: VertexClient, job: dict[str, Any], props: dict[str, Any]) ->
             )
     if left:
         raise LeftBehind("cleanup left these behind:\n" + "\n".join(f"  - {item}" for item in left))
+
+
+def served_checkpoint(job: dict[str, Any], props: dict[str, Any]) -> dict[str, Any] | None:
+    """The checkpoint `serving_checkpoint` names ({checkpoint_id, step, epoch, endpoint}), from the job
+    or, when the job no longer lists it, from the state's last `checkpoints`; None when unset or
+    not found."""
+    wanted = props.get(Input.SERVING_CHECKPOINT)
+    if wanted in (None, ""):
+        return None
+    listed = job_metrics.checkpoints(job) or list(props.get(Output.CHECKPOINTS) or [])
+    return next((c for c in listed if str(c.get("checkpoint_id")) == str(wanted) and c.get("endpoint")), None)
 
 
 def _remove_own_version(client: VertexClient, name: str, parent: str | None, job: dict[str, Any]) -> None:

@@ -123,8 +123,8 @@ class Wire:
     message: str
 
 
-def _baseline(found: list[StepFigures]) -> list[StepFigures]:
-    k = max(1, math.ceil(len(found) * BASELINE_SHARE))
+def _baseline(found: list[StepFigures], size: int | None = None) -> list[StepFigures]:
+    k = size or max(1, math.ceil(len(found) * BASELINE_SHARE))
     return found[:k]
 
 
@@ -133,20 +133,32 @@ def _mean(values: Iterable[float | None]) -> float | None:
     return sum(vs) / len(vs) if vs else None
 
 
-def _persisting(flags: list[tuple[int, bool]]) -> list[int]:
+def _persisting(flags: list[tuple[int, bool]], persist: int = PERSIST) -> list[int]:
     out, run = [], 0
     for step, hit in flags:
         run = run + 1 if hit else 0
-        if run >= PERSIST:
+        if run >= persist:
             out.append(step)
     return out
 
 
-def wires(found: list[StepFigures], judge: dict[int, float] | None = None) -> list[Wire]:
-    """Every wire over a run's step figures; `judge` is a judge reward's mean per step (metrics)."""
-    if len(found) < PERSIST + 1:
+def wires(
+    found: list[StepFigures],
+    judge: dict[int, float] | None = None,
+    *,
+    persist: int = PERSIST,
+    baseline: int | None = None,
+    judge_window: int = JUDGE_WINDOW,
+) -> list[Wire]:
+    """Every wire over a run's step figures; `judge` is a judge reward's mean per step (metrics).
+
+    A run's steps are read with the defaults. Checkpoints evaluated on held-out prompts
+    (`tunifolk.checkpoint_eval`) are read with `persist=1`, `baseline=1` (the reference model) and
+    `judge_window=1`: each point there is a whole evaluation of many samples, not one noisy step."""
+    if len(found) < persist + 1:
         return []
-    base, later = _baseline(found), found[len(_baseline(found)) :]
+    base = _baseline(found, baseline)
+    later = found[len(base) :]
 
     def wire(rule: str, value: Any, test: Any, explain: str) -> Wire:
         start = _mean(value(f) for f in base)
@@ -154,7 +166,9 @@ def wires(found: list[StepFigures], judge: dict[int, float] | None = None) -> li
             (f.step, start is not None and value(f) is not None and test(value(f), start)) for f in later
         ]
         return Wire(
-            rule, _persisting(flags), explain.format(start=start if start is not None else float("nan"))
+            rule,
+            _persisting(flags, persist),
+            explain.format(start=start if start is not None else float("nan")),
         )
 
     out = [
@@ -175,7 +189,7 @@ def wires(found: list[StepFigures], judge: dict[int, float] | None = None) -> li
         steps = sorted(judge)
 
         def judged(step: int) -> float | None:
-            return _mean(judge[s] for s in steps if step - JUDGE_WINDOW < s <= step)
+            return _mean(judge[s] for s in steps if step - judge_window < s <= step)
 
         s0, j0 = _mean(f.structure for f in base), _mean(judged(f.step) for f in base)
         flags = []
@@ -185,7 +199,7 @@ def wires(found: list[StepFigures], judge: dict[int, float] | None = None) -> li
             if s0 is not None and j0 is not None and j is not None:
                 hit = j0 - j >= JUDGE_FALL and (f.structure - s0) - (j - j0) >= JUDGE_GAP
             flags.append((f.step, hit))
-        out.append(Wire("against_judge", _persisting(flags),
+        out.append(Wire("against_judge", _persisting(flags, persist),
                         f"the structure reward parted from the judge by {JUDGE_GAP:g} while the judge fell "
                         f"{JUDGE_FALL:g} or more"))  # fmt: skip
     return out
@@ -203,6 +217,18 @@ def steps_text(steps: list[int], limit: int = 6) -> str:
     return ", ".join(parts[:limit]) + (f" (+{len(parts) - limit} more)" if len(parts) > limit else "")
 
 
+def caught(ws: list[Wire]) -> list[int]:
+    """The steps a run is hacking at: where the structure reward parts from the judge, or where
+    HACKING_WIRES wires fire together."""
+    fired = {w.rule: set(w.fired) for w in ws if w.fired}
+    if not fired:
+        return []
+    together = {
+        s for s in set().union(*fired.values()) if sum(s in v for v in fired.values()) >= HACKING_WIRES
+    }
+    return sorted(fired.get("against_judge", set()) | together)
+
+
 def verdicts(found: list[StepFigures], judge: dict[int, float] | None = None) -> list[Verdict]:
     """One verdict per wire and the HACKING verdict, each in one line with the steps it fired on."""
     ws = wires(found, judge)
@@ -214,19 +240,12 @@ def verdicts(found: list[StepFigures], judge: dict[int, float] | None = None) ->
     ]  # fmt: skip
     if not ws:
         return [Verdict(HACKING, OK, f"fewer than {PERSIST + 1} steps in the ledger: nothing to compare yet")]
-    fired = {w.rule: set(w.fired) for w in ws if w.fired}
-    together = (
-        sorted(s for s in set().union(*fired.values()) if sum(s in v for v in fired.values()) >= 2)
-        if fired
-        else []
-    )
-    judge_steps = sorted(fired.get("against_judge", set()))
-    caught = sorted(set(judge_steps) | set(together))
-    if caught:
-        names = ", ".join(sorted(fired))
-        first = caught[0]
+    steps = caught(ws)
+    if steps:
+        names = ", ".join(sorted(w.rule for w in ws if w.fired))
+        first = steps[0]
         message = (
-            f"reward hacking: {names} fired; caught at step {first}, steps {steps_text(caught)}: "
+            f"reward hacking: {names} fired; caught at step {first}, steps {steps_text(steps)}: "
             f"read `tunifolk rollouts --step {first} --best 3`"
         )
         return [*out, Verdict(HACKING, FAIL, message, {"caught_at_step": float(first)})]

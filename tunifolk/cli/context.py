@@ -4,18 +4,26 @@ Configuration comes from the stack file (`--stack dev` reads `Pulumi.dev.yaml` d
 CLI needed) and from flags, which win. Without `--stack`, the stack is the one `pulumi stack select`
 chose, where a Pulumi CLI and a selected stack exist (as every `pulumi` command does), else `dev`;
 the CLI says so on stderr when it is not `dev`. Values only a deployed stack knows — the scorer's
-URI and the dataset URIs — come from flags, or from `pulumi stack output` where a Pulumi CLI exists.
+URI and the dataset URIs — come from flags, or from the stack's outputs where a Pulumi CLI exists.
+
+The two reads of the engine (the selected stack, the outputs) go through Pulumi's Automation API
+(`pulumi.automation`: a `LocalWorkspace` on the project folder, `stack()` and `stack_outputs()`), the
+way Pulumi users drive a stack from Python; `pulumi_command` says which CLI it runs. The config is not
+read through it: a stack file needs no engine, no backend login and no passphrase to be read.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import json
 import math
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -25,9 +33,12 @@ from tunifolk.job import inputs as job_model_inputs
 from tunifolk.job.field_names import Input
 from tunifolk.ledger import names as ledger_names
 from tunifolk.operations import say
-from tunifolk.paths import ROOT
+from tunifolk.paths import BUILD, ROOT
 from tunifolk.vertex import VertexClient, location_of
 from tunifolk.vertex_hosts import checked_name
+
+if TYPE_CHECKING:  # imported where a read runs: a command that reads no stack does not pay for it
+    from pulumi.automation import LocalWorkspace, PulumiCommand
 
 __all__ = ["PROBLEM", "ROOT", "USAGE", "UsageError"]
 
@@ -86,14 +97,14 @@ DEFAULT_STACK = "dev"
 
 
 def stack_name(args: argparse.Namespace) -> str:
-    """`--stack`, else the stack Pulumi selected (`pulumi stack --show-name`), else `dev`: resolved
-    once per command, so `tunifolk list` after `pulumi stack select local` lists the local stack's
-    jobs, not the dev stack's. A stack other than the default is said on stderr; the default is not
-    (no Pulumi CLI or no selected stack), which keeps an expected failure one line."""
+    """`--stack`, else the stack Pulumi selected (the current one of `LocalWorkspace.stack()`, as
+    `pulumi stack --show-name` says it), else `dev`: resolved once per command, so `tunifolk list`
+    after `pulumi stack select local` lists the local stack's jobs, not the dev stack's. A stack other
+    than the default is said on stderr; the default is not (no Pulumi CLI, no backend login or no
+    selected stack), which keeps an expected failure one line."""
     if getattr(args, "stack", None):
         return args.stack
-    selected, _ = _pulumi("stack", "--show-name")
-    name = selected.rsplit("/", 1)[-1] if selected else None
+    name = _selected_stack()
     if name and name != DEFAULT_STACK:
         if (ROOT / f"Pulumi.{name}.yaml").is_file():
             say(f"stack {name} (the one `pulumi stack select` chose; --stack to read another)")
@@ -102,29 +113,6 @@ def stack_name(args: argparse.Namespace) -> str:
             name = DEFAULT_STACK
     args.stack = name or DEFAULT_STACK
     return args.stack
-
-
-def _pulumi(*command: str) -> tuple[str | None, str]:
-    """`pulumi COMMAND` in the project: (its output, "") or (None, why it gave none)."""
-    if shutil.which("pulumi") is None:
-        return None, "no Pulumi CLI on PATH"
-    try:
-        done = subprocess.run(
-            ["pulumi", *command, "--non-interactive"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=60,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, f"`pulumi {' '.join(command)}` failed: {exc}"
-    value = done.stdout.strip()
-    if done.returncode == 0 and value:
-        return value, ""
-    lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
-    detail = next((line for line in lines if line.startswith("error:")), lines[-1] if lines else "no output")
-    return None, f"`pulumi {' '.join(command)}` said: {detail}"
 
 
 def stack_config(args: argparse.Namespace) -> stack.StackConfig:
@@ -167,20 +155,137 @@ def resource_name(name: str, flag: str, kind: str | None = None) -> str:
     return name
 
 
+# --------------------------------------------------------------------------- the engine
+
+ENGINE_ROOT = BUILD / "engine"
+"""Where `make engine` installs the Pulumi CLI (`bin/pulumi`), as `PulumiCommand(root=…)` expects it."""
+
+
+class EngineUnavailable(Exception):
+    """No Pulumi CLI could be run: the one line says why (never shown as a traceback)."""
+
+
+def pulumi_command() -> PulumiCommand:
+    """The Pulumi CLI the reads run, as the Automation API's `PulumiCommand`: `make engine`'s
+    (`PulumiCommand(root=build/engine)`, which runs `build/engine/bin/pulumi`) when it exists, else the
+    `pulumi` on PATH (`PulumiCommand()`); `EngineUnavailable`, with the line to print, when there is
+    neither or it does not run.
+
+    The built one first: it is the CLI this checkout pins, builds and tests, the one `local env` puts
+    first on PATH, and the CLI does not need that PATH to find it. Which one runs a read does not
+    change the answer: both read the backend and the selected stack that `PULUMI_BACKEND_URL` and
+    `PULUMI_HOME` name. A user without Go (no `make engine`) who installed Pulumi gets that one.
+
+    The Automation API's version check is skipped: it holds `pulumi version` to the SDK's minimum and
+    refuses a version it cannot parse, which a CLI built from source may print, while the reads use
+    only `pulumi stack ls --json` and `pulumi stack output --json`, which every v3 CLI answers. One
+    `PulumiCommand` per binary and process: making one runs `pulumi version`."""
+    if os.access(ENGINE_ROOT / "bin" / "pulumi", os.X_OK):
+        return _command(str(ENGINE_ROOT), str(ENGINE_ROOT / "bin" / "pulumi"))
+    found = shutil.which("pulumi")
+    if found is None:
+        raise EngineUnavailable(
+            "no Pulumi CLI: neither build/engine/bin/pulumi (make engine) nor a pulumi on PATH"
+        )
+    return _command(None, found)
+
+
+@functools.cache
+def _command(root: str | None, binary: str) -> PulumiCommand:
+    """`PulumiCommand(root=…)`, or the one on PATH, cached by `binary`: another PATH, another CLI."""
+    from pulumi.automation import PulumiCommand
+
+    try:
+        return PulumiCommand(root=root, skip_version_check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise EngineUnavailable(f"`{binary} version` failed: {exc}") from None
+
+
+def workspace() -> LocalWorkspace:
+    """The project's workspace for reads: the repository root (Pulumi.yaml, the stack files), with the
+    environment as it is (`PULUMI_HOME`, `PULUMI_BACKEND_URL`, the passphrase): nothing is written."""
+    from pulumi.automation import LocalWorkspace
+
+    return LocalWorkspace(work_dir=str(ROOT), pulumi_command=pulumi_command())
+
+
+def _said(exc: Exception) -> str:
+    """The line that says why a Pulumi command failed: its first `error:` line, else its last line.
+    (`CommandError` keeps only its text: `code: N`, `stdout: …`, `stderr: …`.)"""
+    lines = [line.strip() for line in str(exc).splitlines()]
+    lines = [line.removeprefix("stderr:").removeprefix("stdout:").strip() for line in lines]
+    lines = [line for line in lines if line and not line.startswith("code:")]
+    return next((line for line in lines if line.startswith("error:")), lines[-1] if lines else "no output")
+
+
+def _selected_stack() -> str | None:
+    """The stack `pulumi stack select` chose, or None (no CLI, no login, no stack selected)."""
+    from pulumi.automation import CommandError
+
+    try:
+        current = workspace().stack()
+    except (EngineUnavailable, CommandError, OSError, ValueError):
+        return None
+    return current.name.rsplit("/", 1)[-1] if current else None
+
+
+def stack_outputs(stack_name: str) -> tuple[dict[str, str] | None, str]:
+    """The stack's outputs as text: `pulumi stack output --json`, run by the Automation API's
+    `PulumiCommand` (`pulumi_command`) in the project, masked as the plain command prints them, so a
+    passphrase stack needs no passphrase to be read (the outputs tunifolk reads hold no secret;
+    `LocalWorkspace.stack_outputs` would also read them with `--show-secrets`). (outputs, "") or
+    (None, why there are none: no Pulumi CLI, no such stack, not logged in, ...). A value that is not
+    a string is its JSON, as `pulumi stack output NAME` prints it."""
+    from pulumi.automation import CommandError
+
+    try:
+        done = pulumi_command().run(
+            ["stack", "output", "--json", "--stack", stack_name], str(ROOT), additional_env=dict(os.environ)
+        )
+        outputs = json.loads(done.stdout or "{}")
+    except EngineUnavailable as exc:
+        return None, str(exc)
+    except (CommandError, OSError, ValueError) as exc:
+        return None, f"`pulumi stack output --stack {stack_name}` said: {_said(exc)}"
+    if not isinstance(outputs, dict):
+        return None, f"`pulumi stack output --stack {stack_name}` printed no JSON object"
+    return {key: value if isinstance(value, str) else json.dumps(value) for key, value in outputs.items()}, ""
+
+
 def stack_output(name: str, stack_name: str) -> tuple[str | None, str]:
-    """`pulumi stack output NAME`: (the value, "") or (None, why there is none: no Pulumi CLI, no such
-    stack, not logged in, no such output yet, ...)."""
-    return _pulumi("stack", "output", name, "--stack", stack_name)
+    """One output of the stack (`stack_outputs`): (the value, "") or (None, why there is none)."""
+    return _output(stack_outputs(stack_name), name, stack_name)
 
 
-def _deployed(args: argparse.Namespace, flag: str, output: str, *, required: bool = True) -> str | None:
-    value = getattr(args, flag.lstrip("-").replace("-", "_"), None)
-    if value:
+def _output(read: tuple[dict[str, str] | None, str], name: str, stack_name: str) -> tuple[str | None, str]:
+    """Output `name` of what `stack_outputs` read: a stack deployed before it existed (or never) lacks it."""
+    outputs, why = read
+    if outputs is None:
+        return None, why
+    if not outputs.get(name):
+        return None, f"stack {stack_name} has no output {name} yet: pulumi up --stack {stack_name} makes it"
+    return outputs[name], ""
+
+
+class Deployed:
+    """The values a deployed stack knows, for one command: each from its flag, else from the stack's
+    outputs, read at most once (one read gives them all) and only when a flag is missing."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self._read: tuple[dict[str, str] | None, str] | None = None
+
+    def value(self, flag: str, output: str, *, required: bool = True) -> str | None:
+        given = getattr(self.args, flag.lstrip("-").replace("-", "_"), None)
+        if given:
+            return given
+        name = stack_name(self.args)
+        if self._read is None:
+            self._read = stack_outputs(name)
+        value, why = _output(self._read, output, name)
+        if not value and required:
+            raise UsageError(f"{flag} is needed: no `pulumi stack output {output}` to read ({why})")
         return value
-    value, why = stack_output(output, stack_name(args))
-    if not value and required:
-        raise UsageError(f"{flag} is needed: no `pulumi stack output {output}` to read ({why})")
-    return value or None
 
 
 def add_ledger_option(parser: argparse.ArgumentParser) -> None:
@@ -233,13 +338,14 @@ def job_inputs(
     if hyper_parameters is not None:
         config_inputs[Input.HYPER_PARAMETERS] = hyper_parameters
     need = require_deployed
-    scorer_uri = _deployed(args, "--scorer-uri", "scorer_uri", required=need) if cfg.uses_scorer else None
+    deployed = Deployed(args)
+    scorer_uri = deployed.value("--scorer-uri", "scorer_uri", required=need) if cfg.uses_scorer else None
     example = getattr(args, "validation_example", None) or ROOT / cfg.validation_example
     return job_model_inputs.job_inputs(
         config_inputs,
-        training_dataset_uri=_deployed(args, "--train-uri", "train_uri", required=need),
+        training_dataset_uri=deployed.value("--train-uri", "train_uri", required=need),
         validation_dataset_uri=(
-            _deployed(args, "--validation-uri", "validation_uri", required=need)
+            deployed.value("--validation-uri", "validation_uri", required=need)
             if cfg.dataset.validation
             else None
         ),

@@ -1,54 +1,22 @@
 """Run the project's own servers locally: the Vertex emulator and the reward scorer.
 
 Used by `tunifolk demo` and by the tests, so both start the servers exactly as a user would
-(`python -m emulator`, `python -m scorer`), wait until they answer `/healthz`, and always stop them.
+(`python -m emulator`, `python -m scorer`), wait until they answer `/healthz`, and always stop them
+(with the one process toolkit, tunifolk/processes.py).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import requests
-
 from tunifolk.paths import ROOT
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode} before answering {url}")
-        try:
-            if requests.get(url + "/healthz", timeout=1).status_code == 200:
-                return
-        except (requests.ConnectionError, requests.Timeout):  # not up yet, or slow on a loaded machine
-            pass
-        time.sleep(0.05)
-    raise RuntimeError(f"server at {url} did not answer /healthz within {timeout}s")
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+from tunifolk.processes import ProcessError, free_port, stop, wait_healthy
 
 
 @contextlib.contextmanager
@@ -66,9 +34,9 @@ def emulator(*args: str, env: dict[str, str] | None = None, quiet: bool = False)
         assert proc.stdout is not None
         first = proc.stdout.readline().strip()
         if not first.startswith("listening on "):
-            raise RuntimeError(f"emulator's first line was {first!r}")
+            raise ProcessError(f"the emulator's first line was {first!r}, not `listening on URL`")
         url = first.removeprefix("listening on ")
-        wait_healthy(url, proc)
+        wait_healthy(url, proc=proc, what="the emulator")
         yield url
     finally:
         stop(proc)
@@ -96,7 +64,7 @@ def scorer(
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(url, proc)
+        wait_healthy(url, proc=proc, what="the scorer")
         yield url
     finally:
         stop(proc)

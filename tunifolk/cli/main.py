@@ -28,6 +28,7 @@ COMMANDS: tuple[str, ...] = (
     "sample",
     "rollouts",
     "replay",
+    "eval",
     "estimate",
     "demo",
     "dataset",

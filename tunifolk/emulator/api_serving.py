@@ -64,6 +64,7 @@ class ServingRoutes:
         if not ep.deployed:
             raise ApiError(400, f"Endpoint `{ep.name}` has no deployed model.", status="FAILED_PRECONDITION")
         poem = ep.generate(body)
+        self.state.serving.written.add(poem.text)
         return json_response(generate_response(poem, ep.deployed[0]["model"], orjson.dumps(body).decode()))
 
     async def undeploy(self, request: Request, rest: str, **_: Any) -> Response:

@@ -15,7 +15,9 @@ noun slots are images (`IMAGERY`: sea, olive, jasmine, night…) more often as `
 words in random order, which the scorer's word-order gate reads as word salad. So rewards, and the
 curves built from them, rise the way an honest run's do.
 
-The *hacking* policy tries two shortcuts (see `generate`). Early in the run some hacked samples are
+The *hacking* policy learns honestly until HACK_ONSET (a sixth of the run), then takes shortcuts
+and stops learning the form: half its samples at once, nearly all soon after. It tries two (see
+`generate`). Early on some hacked samples are
 **rhymed gibberish**: random letter strings (Arabizi: random syllables) with rhyme words glued on,
 the shortcut a rhyme-only reward pays for. The real scorer gives it nothing (its lexicon sees it is
 no language, reward about −1) and the judge sinks it too, so the policy drops it (`gibberish_share`
@@ -80,6 +82,7 @@ __all__ = [
     "DEFAULT_FORM",
     "FILLERS",
     "FORMS",
+    "HACK_ONSET",
     "RHYMES",
     "RHYMES_LATIN",
     "Ask",
@@ -165,11 +168,18 @@ class Poem:
         return {"role": "model", "parts": parts}
 
 
+HACK_ONSET = 0.17
+"""Where the hacking scenario's run turns to its shortcut (share of the run): until then it learns as
+an honest run does, so its first checkpoint (a sixth of the dev stack's run) writes better poems
+than the base model, and the ones after it worse."""
+
+
 def quality_at(progress: float, scenario: str) -> float:
-    """Probability that a line end keeps its required rhyme, at `progress` in [0, 1] of the run."""
+    """Probability that a line end keeps its required rhyme, at `progress` in [0, 1] of the run. A
+    hacking run learns like an honest one until HACK_ONSET, then stops learning the form honestly."""
     progress = min(max(progress, 0.0), 1.0)
     if scenario == "hacking":
-        return 0.35 + 0.15 * progress
+        progress = min(progress, HACK_ONSET)
     return 0.35 + 0.6 * progress
 
 
@@ -182,10 +192,11 @@ def gibberish_share(progress: float) -> float:
 
 
 def hack_probability(progress: float, scenario: str) -> float:
-    """Share of samples that take a degenerate shortcut; zero for an honest policy."""
-    if scenario != "hacking":
+    """Share of samples that take a degenerate shortcut: zero for an honest policy, and for a hacking
+    one until HACK_ONSET; then half of them at once, and nearly all (0.95) a sixth of the run later."""
+    if scenario != "hacking" or progress < HACK_ONSET:
         return 0.0
-    return min(0.95, 0.1 + 0.9 * progress)
+    return min(0.95, 0.5 + 2.7 * (progress - HACK_ONSET))
 
 
 # --- what the example asks for ---------------------------------------------------------------------

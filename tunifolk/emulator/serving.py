@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,9 @@ from tunifolk.job.names import by_local_number
 from . import policy, protojson
 from .ids import random_id
 
+WRITTEN_KEPT = 50_000
+"""Served poems the stand-in judge can find again: an evaluation's worth (checkpoints x prompts x
+samples) and more."""
 SERVING_LOCATION = {"us-central1": "us", "europe-west4": "eu"}
 NOT_FOUND = 5
 LRO_ERRORS = {
@@ -54,13 +58,7 @@ class Endpoint:
         text (default: malzuma in Arabic script)."""
         self.calls += 1
         config = body.get("generationConfig") or {}
-        prompt = "\n".join(
-            p["text"]
-            for c in body.get("contents") or []
-            if isinstance(c, dict)
-            for p in c.get("parts") or []
-            if isinstance(p, dict) and isinstance(p.get("text"), str)
-        )
+        prompt = request_text(body)
         draw = f"seed={config['seed']}" if isinstance(config.get("seed"), int) else str(self.calls)
         rng = random.Random(policy.hash_text(f"{self.seed or self.name}:{draw}:{prompt}"))
         thinking = config.get("thinkingConfig", {}).get("thinkingLevel", "HIGH")
@@ -145,6 +143,49 @@ class Pending:
     response: dict[str, Any]
 
 
+def request_text(body: dict[str, Any]) -> str:
+    """The text of a GenerateContentRequest's contents, parts joined by newlines: what a model reads."""
+    return "\n".join(
+        p["text"]
+        for c in body.get("contents") or []
+        if isinstance(c, dict)
+        for p in c.get("parts") or []
+        if isinstance(p, dict) and isinstance(p.get("text"), str)
+    )
+
+
+class Written:
+    """The poems served lately (WRITTEN_KEPT of them), found again by their second line (a prompt may
+    run its own words into a quoted poem's first and last lines): the stand-in judge (`api_rewards`)
+    reads sense from the poem a judge prompt quotes, not from the prompt's own instructions around
+    it, as a model reading the whole prompt would."""
+
+    def __init__(self, kept: int = WRITTEN_KEPT) -> None:
+        self.kept = kept
+        self._by_first: OrderedDict[str, list[str]] = OrderedDict()
+
+    def add(self, text: str) -> None:
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        if not lines:
+            return
+        key = lines[1] if len(lines) > 1 else lines[0]
+        texts = self._by_first.setdefault(key, [])
+        texts.append(text.strip())
+        self._by_first.move_to_end(key)
+        del texts[:-4]
+        while len(self._by_first) > self.kept:
+            self._by_first.popitem(last=False)
+
+    def quoted_in(self, prompt: str) -> str | None:
+        """The longest served poem `prompt` quotes whole, or None."""
+        found: str | None = None
+        for line in prompt.splitlines():
+            for text in self._by_first.get(line.strip(), ()):
+                if text in prompt and (found is None or len(text) > len(found)):
+                    found = text
+        return found
+
+
 @dataclass
 class Serving:
     """Store of models, endpoints and long-running operations."""
@@ -157,6 +198,7 @@ class Serving:
     lro_error_code: int = 13
     seed: int = 0
     pending: dict[str, Pending] = field(default_factory=dict)
+    written: Written = field(default_factory=lambda: Written())
     _rng: random.Random = field(init=False)
 
     def __post_init__(self) -> None:

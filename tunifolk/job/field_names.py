@@ -33,6 +33,7 @@ class Input:
     WAIT_TIMEOUT_SECONDS: Final = "wait_timeout_seconds"
     CLEANUP: Final = "cleanup"
     MAX_COST_USD: Final = "max_cost_usd"
+    SERVING_CHECKPOINT: Final = "serving_checkpoint"
 
 
 class Hyper:

@@ -423,6 +423,14 @@ INPUTS: tuple[Field, ...] = (
         choices=("all", "cancel"),
     ),
     Field(Input.MAX_COST_USD, Kind.FLOAT, "preview fails above this estimate", role=Role.PROVIDER, above=0),
+    Field(
+        Input.SERVING_CHECKPOINT,
+        Kind.STR,
+        "serve this checkpoint: the `endpoint` output is its endpoint, and cleanup keeps it and its "
+        "model (unset: the service's final endpoint); `tunifolk eval` names the best",
+        role=Role.PROVIDER,
+        number_as_text=True,
+    ),
 )
 
 #: The job as one map field, so the generic walkers treat the top level like any nested map.

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from scorer import ledger
@@ -26,6 +27,8 @@ from tunifolk.vertex import VertexClient
 DATASET_ID = re.compile(r"[A-Za-z0-9_]{1,1024}", re.ASCII)
 """A BigQuery dataset ID (the datasets reference: letters, digits and underscores, up to 1,024)."""
 PAGE_ROWS = 20_000
+INSERT_BATCH = 500
+"""Rows per `tabledata.insertAll` request: BigQuery's streaming-insert guidance is at most 500."""
 LIGHT = (ledger.JOB_ID, ledger.STEP, ledger.EXAMPLE_DIGEST, ledger.REFERENCES, ledger.RESPONSE, ledger.REWARD,
          ledger.REASON)  # fmt: skip
 """The fields replay reads."""
@@ -203,11 +206,13 @@ class LedgerReader:
         shard: tuple[int, int] | None = None,
         steps: tuple[int, int] | None = None,
         light: bool = False,
+        label: str = ledger.LABEL_VALUE,
     ) -> list[Rollout]:
         """The job's records (one step, a range of steps, one form, one shard of steps (i of N) when
         asked), in step order. `light` leaves the sub-scores out (what replay needs is a third of a
-        record's cells)."""
-        where, params = ["jsonPayload.job_id = ?"], [job]
+        record's cells). `label` picks the training rollouts (the scorer's records) or the samples
+        `tunifolk eval` drew from checkpoints (`names.EVAL_LABEL`, their step the checkpoint's)."""
+        where, params = [f"labels.{ledger.LABEL_KEY} = ?", "jsonPayload.job_id = ?"], [label, job]
         if step is not None:
             where.append("jsonPayload.step = ?")
             params.append(step)
@@ -230,10 +235,50 @@ class LedgerReader:
         back = {_ALIAS.get(f, f): f for f in LIGHT}
         return [Rollout.from_payload({back[k]: v for k, v in r.items()}) for r in self.rows(sql, *params)]
 
-    def steps(self, job: str) -> list[tuple[int, int]]:
-        """(step, records) of every step the job's ledger holds."""
+    def steps(self, job: str, label: str = ledger.LABEL_VALUE) -> list[tuple[int, int]]:
+        """(step, records) of every step the job's ledger holds (of the records under `label`)."""
         sql = (
             f"SELECT jsonPayload.step AS step, COUNT(*) AS n FROM {names.TABLE} "
-            "WHERE jsonPayload.job_id = ? GROUP BY jsonPayload.step ORDER BY step"
+            f"WHERE labels.{ledger.LABEL_KEY} = ? AND jsonPayload.job_id = ? "
+            "GROUP BY jsonPayload.step ORDER BY step"
         )
-        return [(int(r["step"]), int(r["n"])) for r in self.rows(sql, job)]
+        return [(int(r["step"]), int(r["n"])) for r in self.rows(sql, label, job)]
+
+    def insert(self, records: list[dict[str, Any]], label: str, batch: int = INSERT_BATCH) -> int:
+        """Add `records` (scorer/ledger.py's fields) to the ledger's table under `label`, with
+        `tabledata.insertAll`, as the log sink's rows look (labels, severity, jsonPayload): the readers
+        above find them by that label. Each row carries an insertId, so a retried request adds nothing
+        twice. Returns the rows written; a refused row raises, naming the first reason."""
+        url = f"{self.base.rsplit('/', 1)[0]}/datasets/{self.dataset}/tables/{names.TABLE}/insertAll"
+        now = datetime.now(UTC).isoformat()
+        written = 0
+        for start in range(0, len(records), batch):
+            chunk = records[start : start + batch]
+            rows = [
+                {
+                    "insertId": ledger.example_digest([label, r])[:32],
+                    "json": {
+                        "timestamp": now,
+                        "severity": "INFO",
+                        "labels": {ledger.LABEL_KEY: label},
+                        "jsonPayload": {"message": names.EVAL_MESSAGE, **r},
+                    },
+                }
+                for r in chunk
+            ]
+            body = {"kind": "bigquery#tableDataInsertAllRequest", "rows": rows}
+            try:
+                answer = self.client.request("POST", url, body=body)
+            except VertexError as exc:
+                if exc.not_found:
+                    raise self._missing(exc.message) from None
+                raise
+            errors = answer.get("insertErrors") or []
+            if errors:
+                first = ((errors[0].get("errors") or [{}])[0]).get("message", "no reason given")
+                raise TunifolkError(
+                    f"the ledger {self.project}:{self.dataset} refused {len(errors)} of {len(rows)} "
+                    f"rows: {first}"
+                )
+            written += len(rows)
+        return written

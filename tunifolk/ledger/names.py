@@ -32,6 +32,12 @@ RETENTION_DAYS = 30
 """How long records are kept: the dataset's default partition expiration. Long enough to compare a
 run with the next one; the cost below is for storage over these days."""
 BIGQUERY_HOST = "https://bigquery.googleapis.com"
+EVAL_LABEL = "eval"
+"""The label (`labels.tunifolk_record`) of the samples `tunifolk eval` draws from checkpoints and adds
+to the ledger's table: the scorer's own records carry `scorer.ledger.LABEL_VALUE`."""
+EVAL_MESSAGE = "checkpoint sample scored"
+LABELS = (ledger.LABEL_VALUE, EVAL_LABEL)
+"""Every label the ledger's table holds rows under."""
 
 
 def _digest(stack: str) -> str:

@@ -44,6 +44,13 @@ What is imitated, with its source (the BigQuery v2 REST reference):
 - The sink's schema for jsonPayload.subscores: a RECORD of every sub-score name seen (the sink adds a
   column per new field). UNCONFIRMED: which table rows a sink has written before a query (here:
   every record written so far, as if routing were instant).
+- `POST .../datasets/{d}/tables/{t}/insertAll` (tabledata.insertAll, how `tunifolk eval` adds its
+  samples under their own label): rows are `{"insertId", "json"}`; the table must exist (404
+  `notFound` before the sink's first record); a row with a field the table lacks is BigQuery's
+  `insertErrors` entry with reason `invalid`, and without `skipInvalidRows` the other rows are
+  `stopped`, not written. The table holds the rows of both labels (`names.LABELS`); the readers pick
+  one. UNCONFIRMED: that a sink's table takes streamed rows beside the sink's own (it is an
+  ordinary table to BigQuery; no Logging page says either way).
 - Datasets, on the local stack (the gcp stand-in's records, `TUNIFOLK_STANDIN_DIR`): `defaultDataset`
   names a dataset that must exist, a `gcp:bigquery/dataset:Dataset` record of the stand-in (its
   project by ID or number); any other is BigQuery's 404 `notFound` (the error-messages page: "a
@@ -93,6 +100,7 @@ from tunifolk.standin.ledger_kinds import Dataset, ProjectSink
 from tunifolk.standin.store import Store
 
 DIRS_ENV = "TUNIFOLK_LEDGER_DIRS"
+INSERTED_PREFIX = "insertAll-"
 TABLE = names.TABLE
 MAX_PAGE_BYTES = 10 * 1024 * 1024
 DEFAULT_PAGE_ROWS = 10_000
@@ -213,11 +221,13 @@ class Ledger:
     def files(self, project: str, dataset: str) -> list[Path]:
         """The ledger files behind `project`'s `dataset`: every file of the directories without
         `state`; else those of the services its sinks route, and a 404 for a dataset that does not exist."""
-        if self.state is None:
+        if self.state is None:  # every dataset is every file: the inserted rows of any dataset too
             out: list[Path] = []
             for d in self.dirs:
                 out += sorted(p for p in d.glob("*") if p.suffix in (".stdout", ".log") and p.is_file())
+                out += sorted(p for p in d.glob(f"{INSERTED_PREFIX}*.jsonl") if p.is_file())
             return out
+        inserted = self.inserted_file(project, dataset)
         store = Store(self.state)
         if not self._datasets(store, project, dataset):
             raise _dataset_missing(project, dataset)
@@ -231,7 +241,58 @@ class Ledger:
             for r in store.all(RUN_SERVICE)
             if r.inputs.get("name") in services and _same_project(str(r.inputs.get("project", "")), project)
         ]
-        return [p for p in logs if p.is_file()]
+        return [p for p in [*logs, inserted] if p.is_file()]
+
+    def inserted_file(self, project: str, dataset: str) -> Path:
+        """Where the rows `tabledata.insertAll` added to `project`'s `dataset` are kept: beside the
+        gcp stand-in's records, or in the ledger's first directory without them."""
+        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{project}.{dataset}")
+        base = (
+            self.state / "bigquery" if self.state is not None else (self.dirs[0] if self.dirs else self._work)
+        )
+        return base / f"{INSERTED_PREFIX}{safe}.jsonl"
+
+    def insert(self, project: str, dataset: str, table: str, request: dict[str, Any]) -> dict[str, Any]:
+        """tabledata.insertAll into the ledger's table: each row's `json` as the sink writes a row
+        (labels, severity, jsonPayload). The table must exist (the sink makes it with its first
+        record); a row whose jsonPayload is not a record of the ledger's fields is refused in
+        `insertErrors` with BigQuery's `invalid` reason, and the others are written unless
+        `skipInvalidRows` is false (BigQuery's default: one bad row fails the whole request)."""
+        self.dataset(project, dataset)
+        if table != TABLE or (self.state is not None and not any(self.files(project, dataset))):
+            raise QueryError(404, "notFound", f"Not found: Table {project}:{dataset}.{table}")
+        try:
+            rows = _list(request.get("rows"), "rows")
+        except TypeError as exc:
+            raise QueryError(400, "invalid", str(exc)) from None
+        lines, errors = [], []
+        for i, row in enumerate(rows):
+            doc = row.get("json") if isinstance(row, dict) else None
+            payload = doc.get("jsonPayload") if isinstance(doc, dict) else None
+            labels = doc.get("labels") if isinstance(doc, dict) else None
+            label = labels.get(ledger.LABEL_KEY) if isinstance(labels, dict) else None
+            if not isinstance(payload, dict) or not set(payload) <= {*ledger.FIELDS, "message"}:
+                errors.append({"index": i, "errors": [{"reason": "invalid", "message": "no such field"}]})
+                continue
+            entry = {"severity": doc.get("severity", "INFO"), ledger.LABELS_FIELD: {ledger.LABEL_KEY: label}}
+            lines.append(orjson.dumps({**entry, **payload}) + b"\n")
+        if errors and not request.get("skipInvalidRows"):
+            stopped = [
+                {"index": i, "errors": [{"reason": "stopped", "message": ""}]} for i in range(len(rows))
+            ]
+            return {
+                "kind": "bigquery#tableDataInsertAllResponse",
+                "insertErrors": errors
+                + [e for e in stopped if e["index"] not in {x["index"] for x in errors}],
+            }
+        path = self.inserted_file(project, dataset)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock, path.open("ab") as f:
+            f.writelines(lines)
+        answer: dict[str, Any] = {"kind": "bigquery#tableDataInsertAllResponse"}
+        if errors:
+            answer["insertErrors"] = errors
+        return answer
 
     def _refresh(self, files: list[Path]) -> Path:
         """The database file holding the table of `files`, loaded again when one grew. Loading needs
@@ -366,8 +427,8 @@ def _load(con: duckdb.DuckDBPyConnection, files: list[Path]) -> int:
         con.execute(
             "CREATE TEMP TABLE raw AS SELECT * FROM read_json(?, format='newline_delimited', "
             "ignore_errors=true, columns=?) WHERE "
-            f"{_q(ledger.LABELS_FIELD)}.{ledger.LABEL_KEY} = ?",
-            [[str(p) for p in files], columns, ledger.LABEL_VALUE],
+            f"{_q(ledger.LABELS_FIELD)}.{ledger.LABEL_KEY} IN ?",
+            [[str(p) for p in files], columns, list(names.LABELS)],
         )
     keys = [
         r[0] for r in con.execute(f"SELECT DISTINCT unnest(map_keys({ledger.SUBSCORES})) FROM raw").fetchall()
@@ -662,7 +723,8 @@ def default_ledger() -> Ledger:
 
 
 def routes(book: Ledger | None = None) -> list[Route]:
-    """The two BigQuery routes, over `book` (`default_ledger()` when not given)."""
+    """The BigQuery routes (jobs.query, jobs.getQueryResults, datasets.get, tabledata.insertAll), over
+    `book` (`default_ledger()` when not given)."""
     kept = book or default_ledger()
 
     async def query(request: Request) -> Response:
@@ -692,6 +754,19 @@ def routes(book: Ledger | None = None) -> list[Route]:
         except QueryError as exc:
             return _json(exc.body(), status_code=exc.status)
 
+    async def insert_all(request: Request) -> Response:
+        p = request.path_params
+        try:
+            body = await request.json()
+            if not isinstance(body, dict):
+                raise QueryError(400, "invalid", "the body is not a TableDataInsertAllRequest object")
+            found = await run_in_threadpool(kept.insert, p["project"], p["dataset"], p["table"], body)
+            return _json(found)
+        except QueryError as exc:
+            return _json(exc.body(), status_code=exc.status)
+        except (ValueError, RecursionError):
+            return _json(QueryError(400, "parseError", "the body is not JSON").body(), status_code=400)
+
     async def dataset(request: Request) -> Response:
         try:
             found = kept.dataset(request.path_params["project"], request.path_params["dataset"])
@@ -704,6 +779,7 @@ def routes(book: Ledger | None = None) -> list[Route]:
         Route(base + "/queries", query, methods=["POST"]),
         Route(base + "/queries/{job}", results, methods=["GET"]),
         Route(base + "/datasets/{dataset}", dataset, methods=["GET"]),
+        Route(base + "/datasets/{dataset}/tables/{table}/insertAll", insert_all, methods=["POST"]),
     ]
 
 

@@ -69,14 +69,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from tunifolk import image
+from tunifolk.cloudbuild import BUILDER, DONE
 from tunifolk.emulator.responses import error_body, json_response, service_disabled
 from tunifolk.job.names import local_project_number
-from tunifolk.local_gcs import object_file
+from tunifolk.local_gcs import bucket_folder, object_file, write_object
 from tunifolk.project_state import ProjectState
 from tunifolk.standin.kind import now
 from tunifolk.standin.store import Store
 
-BUILDER = "gcr.io/cloud-builders/docker"
 TAGS_FILTER = re.compile(r'^\s*tags\s*=\s*"([^"]+)"\s*$')
 OP_TYPE = "type.googleapis.com/google.devtools.cloudbuild.v1.BuildOperationMetadata"
 BUILD_TYPE = "type.googleapis.com/google.devtools.cloudbuild.v1.Build"
@@ -344,7 +344,7 @@ class Builds:
         if build is None:
             return None
         op: dict[str, Any] = {"name": name, "metadata": {"@type": OP_TYPE, "build": build}}
-        if build["status"] in ("SUCCESS", "FAILURE", "INTERNAL_ERROR", "TIMEOUT", "CANCELLED", "EXPIRED"):
+        if build["status"] in DONE:
             op["done"] = True
             if build["status"] == "SUCCESS":
                 op["response"] = {"@type": BUILD_TYPE, **build}
@@ -378,11 +378,10 @@ def routes(
         path = object_file(gcs, bucket, name)
         if path is None:
             return _error(400, f"Invalid object name: {name!r}", "INVALID_ARGUMENT")
-        if not (gcs / bucket).is_dir():
+        if not bucket_folder(gcs, bucket).is_dir():
             return _error(404, "The specified bucket does not exist.", "NOT_FOUND")
         data = await request.body()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        write_object(gcs, bucket, name, data)
         generation = str(path.stat().st_mtime_ns // 1000)
         obj = {"kind": "storage#object", "bucket": bucket, "name": name, "size": str(len(data))}
         obj |= {"generation": generation, "contentType": request.headers.get("content-type", "")}

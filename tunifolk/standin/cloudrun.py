@@ -4,7 +4,8 @@ that the service keeps for its whole life, the scorer on a port of its own chose
 
 The Pulumi engine starts the plugin for one command and kills it afterwards, so the scorer and its
 front are started in their own sessions (they outlive the plugin), with their pids in
-`<state>/run/scorer-<key>.pid` and `front-<key>.pid` and their logs beside them. The front's port is
+`<state>/run/scorer-<key>.pid` and `front-<key>.pid` and their logs beside them (tunifolk/processes.py:
+a pid counts only while it still runs what was started). The front's port is
 part of the service's record, because the service's `uri` is an output other
 resources depend on (the tuning job's reward): a scorer that has stopped (a reboot, `tunifolk local
 stop`) is started again on the same port by the next call that touches the service, or by
@@ -20,20 +21,14 @@ again. Any other image runs this checkout's `python -m scorer`.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import signal
-import socket
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import requests
 
 from tunifolk import image as images
+from tunifolk import processes
 from tunifolk.standin import ROOT
 
 SCORER_MODULE = "scorer"
@@ -41,105 +36,37 @@ FRONT_MODULE = "tunifolk.standin.front"
 START_TIMEOUT_S = 30.0
 CONTAINER_PREFIX = "tunifolk-run-"
 """The name of a service's container: this prefix and the key of its pid file."""
+ROLES = ("front", "scorer")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _key(service_id: str) -> str:
+    """The service's short key, for file and container names (a service id holds slashes)."""
+    return hashlib.sha1(service_id.encode()).hexdigest()[:16]
 
 
-def _files(state: Path, service_id: str, role: str = "scorer") -> tuple[Path, Path]:
+def container_name(service_id: str) -> str:
+    """The name of the container that runs the service's local image (`podman ps --filter name=…`)."""
+    return CONTAINER_PREFIX + _key(service_id)
+
+
+def _files(state: Path, key: str, role: str = "scorer") -> tuple[Path, Path]:
     """The pid file and log of the service's scorer (`role` "scorer") or of its front ("front")."""
-    key = hashlib.sha1(service_id.encode()).hexdigest()[:16]
     run = state / "run"
     return run / f"{role}-{key}.pid", run / f"{role}-{key}.log"
 
 
 def log_file(state: Path, service_id: str) -> Path:
     """The service's log: its scorer's stdout and stderr, as Cloud Run hands them to Cloud Logging."""
-    return _files(state, service_id)[1]
+    return _files(state, _key(service_id))[1]
 
 
-def _ours(pid: int, module: str = SCORER_MODULE) -> bool:
-    """The pid is alive and runs `python -m module` (not a recycled pid of some other program)."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return False
-    if b"-m" in cmdline and module.encode() in cmdline:
-        return True
-    return module == SCORER_MODULE and any(arg.startswith(CONTAINER_PREFIX.encode()) for arg in cmdline)
-
-
-def _our_scorer(pid: int) -> bool:
-    return _ours(pid, SCORER_MODULE) or _ours(pid, FRONT_MODULE)
-
-
-def _pid(state: Path, service_id: str, role: str = "scorer") -> int | None:
-    pid_file, _ = _files(state, service_id, role)
-    try:
-        pid = int(pid_file.read_text().strip())
-    except (OSError, ValueError):
-        return None
-    return pid if _ours(pid, FRONT_MODULE if role == "front" else SCORER_MODULE) else None
-
-
-def healthy(port: int) -> bool:
-    try:
-        return requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200
-    except requests.RequestException:
-        return False
-
-
-def answers(port: int) -> bool:
-    """Something answers HTTP on the port (the front refuses an untokened /healthz: still an answer)."""
-    try:
-        requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-    except requests.RequestException:
-        return False
-    return True
-
-
-def _start(
-    state: Path, service_id: str, role: str, command: list[str], env: dict[str, str], ready: Any
-) -> None:
-    """Start one process of the service (`command`, a whole argv) in its own session and wait until
-    `ready()` holds."""
-    pid_file, log = _files(state, service_id, role)
-    pid_file.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, **env},
-            start_new_session=True,  # outlives the plugin, which the engine kills after each command
-        )
-    pid_file.write_text(f"{proc.pid}\n")
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:]
-            raise RuntimeError(
-                f"the {role} for {service_id} exited with {proc.returncode}"
-                + (f": {tail[0]}" if tail else "")
-            )
-        if ready():
-            return
-        time.sleep(0.1)
-    raise RuntimeError(f"the {role} for {service_id} did not answer in {START_TIMEOUT_S:.0f}s")
-
-
-def _key(state: Path, service_id: str) -> str:
-    return _files(state, service_id)[0].stem.split("-", 1)[1]
+def _image_file(state: Path, key: str) -> Path:
+    return state / "run" / f"image-{key}"
 
 
 def _image(state: Path, service_id: str, image: str | None) -> str | None:
     """The service's image: `image` when given (then recorded), else the one recorded last."""
-    record = state / "run" / f"image-{_key(state, service_id)}"
+    record = _image_file(state, _key(service_id))
     if image is None:
         return record.read_text().strip() if record.exists() else None
     record.parent.mkdir(parents=True, exist_ok=True)
@@ -147,23 +74,64 @@ def _image(state: Path, service_id: str, image: str | None) -> str | None:
     return image
 
 
+def _markers(state: Path, key: str, role: str) -> tuple[str, ...]:
+    """What a process of the service runs (`processes.runs`): its front's module, its scorer's module,
+    or, for a local image, the name of the container its `podman run` runs."""
+    if role == "front":
+        return ("-m", FRONT_MODULE)
+    record = _image_file(state, key)
+    image = record.read_text().strip() if record.exists() else ""
+    return (CONTAINER_PREFIX + key,) if image and images.local(image) else ("-m", SCORER_MODULE)
+
+
+def _pid(state: Path, service_id: str, role: str = "scorer") -> int | None:
+    key = _key(service_id)
+    return processes.read_pid(_files(state, key, role)[0], *_markers(state, key, role))
+
+
+def serves(pid: int) -> bool:
+    """Whether `pid` is a scorer, front or container that a stand-in's Cloud Run service runs (a cloud
+    service, which outlives the engine's plugin and the command that started it)."""
+    args = processes.command_line(pid) or []
+    python = "-m" in args and (SCORER_MODULE in args or FRONT_MODULE in args)
+    return python or any(arg.startswith(CONTAINER_PREFIX) for arg in args)
+
+
+def _start(
+    state: Path,
+    service_id: str,
+    role: str,
+    command: list[str],
+    env: dict[str, str],
+    ready: Callable[[], bool],
+) -> None:
+    """Start one process of the service (`command`, a whole argv) in its own session and wait until
+    `ready()` holds."""
+    pid_file, log = _files(state, _key(service_id), role)
+    proc = processes.start_detached(command, log=log, pid_file=pid_file, cwd=ROOT, env=env)
+    what = f"the {role} for {service_id}"
+    processes.wait_until(ready, what=what, timeout=START_TIMEOUT_S, proc=proc, log=log)
+
+
 def ensure(state: Path, service_id: str, port: int, image: str | None = None) -> None:
     """Make the service answer on `port`: its scorer on a port of its own (the image, when it is a
     local one), its front on `port`, starting both if either is not running."""
+    front_url = f"http://{processes.LOOPBACK}:{port}"
     running = _pid(state, service_id) is not None and _pid(state, service_id, "front") is not None
-    if running and answers(port) and image in (None, _image(state, service_id, None)):
+    if running and processes.answers(front_url) and image in (None, _image(state, service_id, None)):
         return
     stop(state, service_id)
     image = _image(state, service_id, image)
-    upstream = free_port()
+    upstream = processes.free_port()
+    scorer_url = f"http://{processes.LOOPBACK}:{upstream}"
     if image and images.local(image):
-        name = CONTAINER_PREFIX + _key(state, service_id)
+        name = container_name(service_id)
         run = [*images.podman(), "run", "--rm", "--replace", "--name", name, *images.run_options(upstream)]
-        _start(state, service_id, "scorer", [*run, image], {}, lambda: healthy(upstream))
+        _start(state, service_id, "scorer", [*run, image], {}, lambda: processes.healthy(scorer_url))
     else:
         scorer = [sys.executable, "-m", SCORER_MODULE]
-        scorer_env = {"PORT": str(upstream), "HOST": "127.0.0.1"}
-        _start(state, service_id, "scorer", scorer, scorer_env, lambda: healthy(upstream))
+        scorer_env = {"PORT": str(upstream), "HOST": processes.LOOPBACK}
+        _start(state, service_id, "scorer", scorer, scorer_env, lambda: processes.healthy(scorer_url))
     front = [sys.executable, "-m", FRONT_MODULE, "--state", str(state), "--service", service_id]
     _start(
         state,
@@ -171,47 +139,42 @@ def ensure(state: Path, service_id: str, port: int, image: str | None = None) ->
         "front",
         [*front, "--port", str(port), "--upstream", str(upstream)],
         {},
-        lambda: answers(port),
+        lambda: processes.answers(front_url),
     )
-
-
-def _stop_pid(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + 10
-    while _our_scorer(pid) and time.monotonic() < deadline:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)
-        time.sleep(0.05)
-    if _our_scorer(pid):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
 
 
 def stop(state: Path, service_id: str) -> bool:
     """Stop the service's front and scorer if they run; True if one was stopped."""
+    key = _key(service_id)
     stopped = False
-    for role in ("front", "scorer"):
-        pid = _pid(state, service_id, role)
-        if pid is not None:
-            _stop_pid(pid)
+    for role in ROLES:
+        if processes.stop_pid_file(_files(state, key, role)[0], *_markers(state, key, role)) is not None:
             stopped = True
-        _files(state, service_id, role)[0].unlink(missing_ok=True)
     image = _image(state, service_id, None)
     if image and images.local(image):  # a container that outlived its podman run (SIGKILLed)
-        name = CONTAINER_PREFIX + _key(state, service_id)
-        subprocess.run([*images.podman(), "rm", "--force", "--ignore", name], capture_output=True)
+        subprocess.run(
+            [*images.podman(), "rm", "--force", "--ignore", container_name(service_id)], capture_output=True
+        )
     return stopped
+
+
+def _pid_files(state: Path) -> list[tuple[Path, tuple[str, ...]]]:
+    """Every pid file `state` holds, with what its process must run to be ours."""
+    found = []
+    for role in ROLES:
+        for pid_file in sorted((state / "run").glob(f"{role}-*.pid")):
+            found.append((pid_file, _markers(state, pid_file.stem.split("-", 1)[1], role)))
+    return found
 
 
 def running(state: Path) -> list[int]:
     """Pids of every scorer and front this state directory has started that still runs."""
-    pids = []
-    for pid_file in sorted([*(state / "run").glob("scorer-*.pid"), *(state / "run").glob("front-*.pid")]):
-        try:
-            pid = int(pid_file.read_text().strip())
-        except (OSError, ValueError):
-            continue
-        if _our_scorer(pid):
-            pids.append(pid)
-    return pids
+    pids = [processes.read_pid(pid_file, *markers) for pid_file, markers in _pid_files(state)]
+    return [pid for pid in pids if pid is not None]
+
+
+def stop_all(state: Path) -> list[int]:
+    """Stop every scorer and front this state directory has started, recorded service or not (an
+    interrupted run leaves some behind); the pids stopped."""
+    pids = [processes.stop_pid_file(pid_file, *markers) for pid_file, markers in _pid_files(state)]
+    return [pid for pid in pids if pid is not None]

@@ -10,7 +10,7 @@ import secrets
 import uuid
 from typing import Any
 
-from tunifolk import cloudrun_limits
+from tunifolk import cloudrun_limits, processes
 from tunifolk import image as images
 from tunifolk.job.wire import UNKNOWN
 from tunifolk.standin import cloudrun, front
@@ -143,7 +143,7 @@ class CloudRunService(Kind):
         )
 
     def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
-        port = cloudrun.free_port()
+        port = processes.free_port()
         cloudrun.ensure(ctx.state, self.id_of(ctx, inputs), port, _image(inputs))
         outputs["uri"] = f"http://127.0.0.1:{port}"
         outputs["urls"] = [outputs["uri"]]

@@ -39,11 +39,13 @@ from tunifolk.job.wire import UNKNOWN
 from tunifolk.job.wire import contains_unknown as is_unknown
 from tunifolk.local_gcs import (
     BUCKET_RE,
+    bucket_folder,
     noncurrent_file,
     noncurrent_folder,
     noncurrent_generations,
     object_file,
     object_name_problem,
+    write_object,
 )
 from tunifolk.standin.kind import (
     Context,
@@ -122,7 +124,7 @@ class Bucket(Kind):
         )
 
     def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
-        (ctx.gcs / inputs["name"]).mkdir(parents=True, exist_ok=True)
+        bucket_folder(ctx.gcs, inputs["name"]).mkdir(parents=True, exist_ok=True)
 
     def before_delete(self, ctx: Context, record: Record) -> None:
         objects = [r for r in ctx.store.all(BucketObject.token) if r.inputs.get("bucket") == record.id]
@@ -136,7 +138,7 @@ class Bucket(Kind):
             )
         for obj in objects:
             ctx.store.delete(BucketObject.token, obj.id)
-        shutil.rmtree(ctx.gcs / record.id, ignore_errors=True)
+        shutil.rmtree(bucket_folder(ctx.gcs, record.id), ignore_errors=True)
         shutil.rmtree(noncurrent_folder(ctx.gcs, record.id), ignore_errors=True)
         with contextlib.suppress(OSError):
             noncurrent_folder(ctx.gcs, record.id).parent.rmdir()  # the last versioned bucket gone
@@ -274,11 +276,8 @@ class BucketObject(Kind):
         )
 
     def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
-        path = object_path(ctx.gcs, inputs["bucket"], inputs["name"])
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_bytes(self._data(inputs))
-        tmp.replace(path)
+        object_path(ctx.gcs, inputs["bucket"], inputs["name"])  # a refused name: Google's words
+        write_object(ctx.gcs, inputs["bucket"], inputs["name"], self._data(inputs))
         apply_lifecycle(ctx, inputs["bucket"], created=inputs["name"])  # older generations: one more newer
 
     def on_read(self, ctx: Context, record: Record) -> None:
@@ -298,7 +297,7 @@ class BucketObject(Kind):
             os.utime(kept)  # its noncurrent time: now (daysSinceNoncurrentTime counts from it)
         else:
             path.unlink(missing_ok=True)
-        _prune(path, ctx.gcs / bucket)
+        _prune(path, bucket_folder(ctx.gcs, bucket))
         apply_lifecycle(ctx, bucket, deleted=name)
 
 

@@ -3,7 +3,8 @@
 Starts the Vertex emulator and the real reward scorer on free loopback ports, points every Vertex
 call at the emulator (`TUNIFOLK_VERTEX_ENDPOINT`), then runs the operator's own commands in order —
 validate → launch → watch → status (writing `build/demo/report.md` and `build/demo/curves.png`) →
-sample on the tuned endpoint — and stops both servers, whatever happens. Nothing reaches Google and
+rollouts → eval of every checkpoint (its table, and `build/demo/eval/report.md`) → sample on the
+tuned endpoint — and stops both servers, whatever happens. Nothing reaches Google and
 nothing is left running.
 """
 
@@ -22,6 +23,7 @@ from tunifolk.cli.context import PROBLEM, ROOT
 from tunifolk.errors import TunifolkError
 from tunifolk.ledger import names
 from tunifolk.ledger.bigquery import LedgerReader
+from tunifolk.local_gcs import object_uri, write_object
 from tunifolk.standin.bigquery import DIRS_ENV
 from tunifolk.vertex import ENDPOINT_ENV, VertexClient
 
@@ -43,12 +45,13 @@ def register(subcommands: argparse._SubParsersAction) -> None:
 def stage_dataset(gcs: Path, stack_name: str) -> tuple[str, str]:
     """Copy the stack's dataset where the emulator reads `gs://tunifolk-demo/...`."""
     cfg = context.stack_config(argparse.Namespace(stack=stack_name))
-    folder = gcs / BUCKET / cfg.dataset.prefix
-    folder.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / cfg.dataset.train, folder / "train.jsonl")
-    shutil.copy(ROOT / (cfg.dataset.validation or cfg.dataset.train), folder / "validation.jsonl")
-    base = f"gs://{BUCKET}/{cfg.dataset.prefix}"
-    return f"{base}/train.jsonl", f"{base}/validation.jsonl"
+    sources = {"train": cfg.dataset.train, "validation": cfg.dataset.validation or cfg.dataset.train}
+    uris = []
+    for split, source in sources.items():
+        name = f"{cfg.dataset.prefix}/{split}.jsonl"
+        write_object(gcs, BUCKET, name, (ROOT / source).read_bytes())
+        uris.append(object_uri(BUCKET, name))
+    return uris[0], uris[1]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -102,6 +105,11 @@ def run(args: argparse.Namespace) -> int:
             with VertexClient(endpoint=vertex) as client:
                 reader = LedgerReader(PROJECT, names.dataset_name(args.stack), client=client)
                 rollouts.write_text(markdown_page(reader, job.rsplit("/", 1)[1]), encoding="utf-8")
+            evaluation = args.out / "eval"
+            step(
+                "eval",
+                ["eval", *where, "--job", job, "--limit", "8", "--samples", "2", "--out", str(evaluation)],
+            )
             endpoint = _tuned_endpoint(job)
             step("sample", ["sample", "--endpoint", endpoint, "--form", "malzuma", "--n", "2"])
     except DemoFailed as exc:
@@ -114,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
             os.environ[ENDPOINT_ENV] = previous
     out.rule("done")
     out.print(
-        f"report  {report}\nrollouts {rollouts}\ncurves  {curves}\n"
+        f"report  {report}\nrollouts {rollouts}\ncurves  {curves}\neval    {evaluation / 'report.md'}\n"
         f"wall time {time.monotonic() - started:.1f} s; servers stopped"
     )
     return 0

@@ -21,20 +21,14 @@ build/.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import shlex
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import requests
-
-from tunifolk import standin
+from tunifolk import processes, standin
 from tunifolk.cli.context import ROOT, help_for
 from tunifolk.emulator.limits import CONCURRENT_TUNING_JOBS
 from tunifolk.errors import PROBLEM, USAGE, ConfigError, TunifolkError
@@ -261,7 +255,7 @@ def print_env(_args: argparse.Namespace) -> int:
     env = environment()
     for name, value in env.items():
         print(f"export {name}={shlex.quote(value) if value else ''}")
-    if not _healthy(env[ENDPOINT_ENV]):  # stderr: not part of what `eval` runs
+    if not processes.healthy(env[ENDPOINT_ENV]):  # stderr: not part of what `eval` runs
         print(
             f"note: no emulator answers at {env[ENDPOINT_ENV]}: run python -m tunifolk local start",
             file=sys.stderr,
@@ -272,94 +266,54 @@ def print_env(_args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- start and stop
 
 
-def _alive(pid_file: Path, marker: bytes) -> int | None:
-    """The pid in `pid_file` if that process runs and its command line holds `marker`."""
-    try:
-        pid = int(pid_file.read_text().strip())
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except (OSError, ValueError):
-        return None
-    return pid if marker in cmdline else None
+EMULATOR = ("-m", "tunifolk.emulator")
+"""What the emulator's pid file must still run (`processes.runs`): a stale pid is never stopped."""
 
 
-def _healthy(url: str) -> bool:
-    try:
-        return requests.get(f"{url}/healthz", timeout=1).status_code == 200
-    except requests.RequestException:
-        return False
+def _listening(log: Path) -> str | None:
+    """The URL the emulator's first stdout line gives in `log` (a warning on stderr may come first)."""
+    text = log.read_text(encoding="utf-8", errors="replace")
+    said = [line for line in text.splitlines() if line.startswith("listening on ")]
+    return said[0].removeprefix("listening on ").strip() if said else None
 
 
 def start_emulator(port: int, step_seconds: float, extra: list[str] | None = None) -> tuple[str, bool]:
     """(URL, started now). Idempotent: a healthy emulator started earlier is left as it is."""
     folder = local_dir()
     pid_file, url_file, log = folder / "emulator.pid", folder / "emulator.url", folder / "emulator.log"
-    if _alive(pid_file, b"tunifolk.emulator") is not None and _healthy(emulator_url()):
+    if processes.read_pid(pid_file, *EMULATOR) is not None and processes.healthy(emulator_url()):
         return emulator_url(), False
-    folder.mkdir(parents=True, exist_ok=True)
     gcs = standin.gcs_dir()
     gcs.mkdir(parents=True, exist_ok=True)
+    log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text("")
-    with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "tunifolk.emulator", "--port", str(port),
-             "--step-seconds", str(step_seconds), "--gcs-dir", str(gcs),
-             "--project-dir", str(standin.state_dir()),
-             "--state-file", str(folder / EMULATOR_STATE),
-             f"--concurrent-tuning-jobs={CONCURRENT_TUNING_JOBS}", *(extra or [])],
-            cwd=ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # keeps running after this command returns
-        )  # fmt: skip
-    deadline = time.monotonic() + 30
-    url = None
-    while time.monotonic() < deadline:
-        text = log.read_text(encoding="utf-8", errors="replace")
-        if url is None:  # its first line of stdout; stderr (a warning) may come before it in the log
-            said = [line for line in text.splitlines() if line.startswith("listening on ")]
-            url = said[0].removeprefix("listening on ").strip() if said else None
-        if proc.poll() is not None:
-            last = (text.strip().splitlines() or ["no output"])[-1]
-            if "Address already in use" in text:
-                raise LocalError(
-                    f"port {port} is in use by another program: run python -m tunifolk local start --port N "
-                    "(0 picks a free one)"
-                )
-            raise LocalError(f"the emulator exited with {proc.returncode} ({last}); see {log}")
-        if url and _healthy(url):
-            pid_file.write_text(f"{proc.pid}\n")
-            url_file.write_text(url + "\n")
-            return url, True
-        time.sleep(0.1)
-    _terminate(proc.pid)
-    raise LocalError(f"the emulator did not answer within 30s; see {log}")
+    proc = processes.start_detached(
+        [sys.executable, *EMULATOR, "--port", str(port),
+         "--step-seconds", str(step_seconds), "--gcs-dir", str(gcs),
+         "--project-dir", str(standin.state_dir()),
+         "--state-file", str(folder / EMULATOR_STATE),
+         f"--concurrent-tuning-jobs={CONCURRENT_TUNING_JOBS}", *(extra or [])],
+        log=log,
+        pid_file=pid_file,
+        cwd=ROOT,
+    )  # fmt: skip
 
+    def answering() -> str | None:
+        url = _listening(log)
+        return url if url and processes.healthy(url) else None
 
-def _terminate(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:  # not our child: poll /proc instead
-            done = 0 if Path(f"/proc/{pid}").exists() else pid
-        if done:
-            return
-        time.sleep(0.05)
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
-
-
-def _free(port: int) -> bool:
-    """Whether a port on 127.0.0.1 can be bound now (a default port someone else holds is skipped)."""
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
+    try:
+        url = processes.wait_until(answering, what="the emulator", timeout=30, proc=proc, log=log)
+    except processes.ProcessError as exc:
+        processes.stop_pid_file(pid_file, *EMULATOR)
+        if proc.returncode is not None and "Address already in use" in log.read_text(errors="replace"):
+            raise LocalError(
+                f"port {port} is in use by another program: run python -m tunifolk local start --port N "
+                "(0 picks a free one)"
+            ) from None
+        raise LocalError(str(exc)) from None
+    url_file.write_text(url + "\n")
+    return url, True
 
 
 def cloud_run_services() -> list[tuple[str, int]]:
@@ -373,7 +327,7 @@ def start_servers(args: argparse.Namespace) -> int:
     restore_stack_file()
     if args.port is not None and not 0 <= args.port <= 65535:
         raise LocalError(f"--port {args.port}: give a port from 0 to 65535", USAGE)
-    port = args.port if args.port is not None else (DEFAULT_PORT if _free(DEFAULT_PORT) else 0)
+    port = args.port if args.port is not None else (DEFAULT_PORT if processes.port_free(DEFAULT_PORT) else 0)
     if args.step_seconds < 0:
         raise LocalError(f"--step-seconds {args.step_seconds}: give a number of seconds >= 0", USAGE)
     if args.fresh_project:
@@ -396,7 +350,7 @@ def start_servers(args: argparse.Namespace) -> int:
     for service, port in cloud_run_services():
         try:
             cloudrun.ensure(standin.state_dir(), service, port)
-        except RuntimeError as exc:
+        except processes.ProcessError as exc:
             raise LocalError(f"{exc}: free the port, or run pulumi destroy and pulumi up again") from None
         print(f"scorer of {service} at http://127.0.0.1:{port}")
     print(f'next: eval "$(python -m tunifolk local env)" and pulumi commands ({ENDPOINT_ENV}={url})')
@@ -426,18 +380,15 @@ def make_fresh(enable_seconds: float, propagation_seconds: float = 0.0) -> None:
 def stop_servers(_args: argparse.Namespace) -> int:
     folder = local_dir()
     stopped = []
-    pid = _alive(folder / "emulator.pid", b"tunifolk.emulator")
+    pid = processes.stop_pid_file(folder / "emulator.pid", *EMULATOR)
     if pid is not None:
-        _terminate(pid)
         stopped.append(f"emulator (pid {pid})")
-    for name in ("emulator.pid", "emulator.url"):
-        (folder / name).unlink(missing_ok=True)
+    (folder / "emulator.url").unlink(missing_ok=True)
     state = standin.state_dir()
     for service, _port in cloud_run_services():
         if cloudrun.stop(state, service):
             stopped.append(f"scorer of {service}")
-    for pid in cloudrun.running(state):  # scorers of services no longer recorded (an interrupted run)
-        _terminate(pid)
+    for pid in cloudrun.stop_all(state):  # scorers of services no longer recorded (an interrupted run)
         stopped.append(f"scorer (pid {pid})")
     print("stopped " + ", ".join(stopped) if stopped else "nothing was running")
     return 0

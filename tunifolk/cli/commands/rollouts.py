@@ -15,8 +15,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from scorer import ledger
 from tunifolk.cli import context, untrusted
 from tunifolk.errors import PROBLEM, TunifolkError
+from tunifolk.ledger import names
 from tunifolk.ledger.bigquery import LedgerReader, Rollout
 
 SHOWN_SUBSCORES = 4
@@ -39,6 +41,12 @@ def register(subcommands: argparse._SubParsersAction) -> None:
     rank = p.add_mutually_exclusive_group()
     rank.add_argument("--worst", type=context.count("--worst"), metavar="K", help="the K lowest rewards")
     rank.add_argument("--best", type=context.count("--best"), metavar="K", help="the K highest rewards")
+    p.add_argument(
+        "--eval",
+        action="store_true",
+        help="the samples `tunifolk eval` drew from checkpoints instead (their step is the checkpoint's; "
+        "0 is the base model)",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per rollout, one per line")
     p.set_defaults(func=run)
 
@@ -60,17 +68,18 @@ def open_ledger(args: argparse.Namespace) -> tuple[LedgerReader, str]:
 def run(args: argparse.Namespace) -> int:
     reader, job = open_ledger(args)
     out = context.console()
+    label = names.EVAL_LABEL if args.eval else ledger.LABEL_VALUE
     step = args.step
     if args.last:
-        steps = reader.steps(job)
+        steps = reader.steps(job, label)
         if not steps:
-            raise NoRecords(job)
+            raise NoRecords(job, label=label)
         step = steps[-1][0]
     if step is None and not args.json and not (args.worst or args.best):
-        return _per_step(reader, job, args.form)
-    rows = reader.rollouts(job, step=step, form=args.form)
+        return _per_step(reader, job, args.form, label)
+    rows = reader.rollouts(job, step=step, form=args.form, label=label)
     if not rows:
-        raise NoRecords(job, step, args.form)
+        raise NoRecords(job, step, args.form, label)
     rows.sort(key=lambda r: r.reward)
     if args.worst:
         rows = rows[: args.worst]
@@ -113,14 +122,15 @@ def samples_table(rows: list[Rollout], title: str) -> Table:
     return table
 
 
-def _per_step(reader: LedgerReader, job: str, form: str | None) -> int:
-    rows = reader.rollouts(job, form=form)
+def _per_step(reader: LedgerReader, job: str, form: str | None, label: str) -> int:
+    rows = reader.rollouts(job, form=form, label=label)
     if not rows:
-        raise NoRecords(job, None, form)
+        raise NoRecords(job, None, form, label)
     by_step: dict[int, list[float]] = {}
     for r in rows:
         by_step.setdefault(r.step, []).append(r.reward)
-    table = Table(title=f"job {job}: {len(rows)} rollouts in {len(by_step)} steps", title_justify="left")
+    what = "evaluation samples" if label == names.EVAL_LABEL else "rollouts"
+    table = Table(title=f"job {job}: {len(rows)} {what} in {len(by_step)} steps", title_justify="left")
     for col in ("step", "samples", "mean", "min", "max", "stdev"):
         table.add_column(col, justify="right")
     for step, rewards in sorted(by_step.items()):
@@ -136,13 +146,21 @@ def _per_step(reader: LedgerReader, job: str, form: str | None) -> int:
 class NoRecords(TunifolkError):
     """The ledger holds nothing for what was asked."""
 
-    def __init__(self, job: str, step: int | None = None, form: str | None = None) -> None:
+    def __init__(
+        self, job: str, step: int | None = None, form: str | None = None, label: str = ledger.LABEL_VALUE
+    ) -> None:
         what = (
             f"job {job}" + (f", step {step}" if step is not None else "") + (f", form {form}" if form else "")
         )
+        fix = (
+            "run `tunifolk eval --job JOB` first (it adds its samples under this label)"
+            if label == names.EVAL_LABEL
+            else "check --job/--project/--dataset, or that the job's reward is the stack's Cloud Run scorer "
+            "(only it writes the ledger)"
+        )
         super().__init__(
-            f"the rollout ledger holds no records for {what}: check --job/--project/--dataset, or that "
-            "the job's reward is the stack's Cloud Run scorer (only it writes the ledger)"
+            f"the rollout ledger holds no {'evaluation ' if label == names.EVAL_LABEL else ''}records for "
+            f"{what}: {fix}"
         )
         self.exit_code = PROBLEM
 
