@@ -40,7 +40,7 @@ import httpx
 import orjson
 
 from tunifolk.invoker import LOCAL_TIME_SCALE, REWARD_BACKOFF_S, fake_id_token, tune_agent
-from tunifolk.job.judge import answer_tag
+from tunifolk.job.judge import answer_tag, content_text, parse_answer
 from tunifolk.job.names import local_project_number
 
 from . import code_execution, policy, protojson
@@ -107,22 +107,17 @@ def kind_of(cfg: dict[str, Any]) -> str:
 
 
 def response_text(content: dict[str, Any]) -> str:
-    """The non-thought text of a Content: what a poem reward should judge."""
-    parts = content.get("parts") or []
-    return "".join(p.get("text", "") for p in parts if isinstance(p, dict) and not p.get("thought"))
+    """The non-thought text of a Content: what a poem reward should judge (`judge.content_text`)."""
+    return content_text(content)
 
 
 def parse_response(cfg: dict[str, Any], content: dict[str, Any]) -> dict[str, Any]:
-    """Stage 1 of a reward: IDENTITY passes the Content on; REGEX_EXTRACT keeps the last match."""
+    """Stage 1 of a reward: IDENTITY passes the Content on; REGEX_EXTRACT keeps the last match
+    (`judge.parse_answer`, the one reading of Google's parse that `tunifolk eval` uses too)."""
     parse = cfg.get("parseResponseConfig") or {}
     if parse.get("parseType") != "REGEX_EXTRACT":
         return content
-    rx = re.compile(parse.get("regexExtractExpression", ""), re.S)
-    matches = list(rx.finditer(response_text(content)))
-    text = ""
-    if matches:
-        m = matches[-1]
-        text = m.group(1) if rx.groups else m.group(0)
+    text = parse_answer(response_text(content), parse)
     return {"role": content.get("role", "model"), "parts": [{"text": text}]}
 
 
