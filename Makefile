@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 # The pins people edit (requirements*.txt) and the hashed locks `make lock` resolves from them, each
 # beside its input (X.txt -> X.lock). Installs read only the locks; the venv installs the dev lock.
-LOCK_INPUTS := requirements-dev.txt requirements.txt scorer/requirements.txt scorer/requirements-build.txt
+LOCK_INPUTS := requirements-dev.txt requirements.txt scorer/requirements.txt
 LOCKS := $(LOCK_INPUTS:.txt=.lock)
 STAMP := $(VENV)/.installed-$(shell cat $(LOCKS) pyproject.toml | sha1sum | cut -c1-12)
 STACK ?= dev
@@ -21,6 +21,7 @@ ARGS ?=
 ## editable, built by the lock's setuptools (--no-build-isolation: nothing is fetched for the build).
 $(STAMP): $(LOCKS) pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	rm -f scorer/*.so scorer/_compiled.json  # an older checkout's compiled scorer would shadow the sources
 	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r requirements-dev.lock
 	$(PY) -m pip check
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
@@ -38,23 +39,16 @@ lock: $(STAMP)
 	set -e; for f in $(filter-out requirements-dev.txt,$(LOCK_INPUTS)); do \
 		$(LOCK_COMPILE) -c requirements-dev.lock $$f -o $${f%.txt}.lock; done
 
-## The scoring core compiled in place with Cython (python -m scorer.build_ext: the same sources,
-## the same rewards, faster). Without a C compiler it says why and the sources run as they are.
-SCORER_EXT := build/scorer-ext.stamp
-$(SCORER_EXT): $(STAMP) $(wildcard scorer/*.py scorer/*.pxd)
-	$(PY) -m scorer.build_ext
-	mkdir -p build && touch $@
-
-install: $(STAMP) $(SCORER_EXT)
+install: $(STAMP)
 
 ## make test: lint (ruff, and lint-imports for the layers of docs/architecture.md), then every test (unit, contract, integration against real local servers, and the
 ## real Pulumi engine end to end: built first where Go is installed, else a `pulumi` on PATH is used),
 ## on one pytest-xdist worker per core. Every test keeps its servers and state in its own temporary
 ## directory; the engine tests are collected first and handed out one at a time so they spread out.
-## The scorer image is built first where podman can run (the local stack's `pulumi up` builds it, and a
-## cold build, minutes of Cython, would otherwise land inside one engine test's time limit).
+## The scorer image is built first where podman can run (the local stack's `pulumi up` builds it: built
+## once here, not inside one engine test's time limit).
 PYTEST_PARALLEL := -n auto --dist load --maxschedchunk 1
-test: $(STAMP) $(SCORER_EXT) standin image-tools $(if $(shell command -v go),engine)
+test: $(STAMP) standin image-tools $(if $(shell command -v go),engine)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-logo --no-cache
@@ -81,7 +75,7 @@ image-tools: $(STAMP)
 ## seeded sample of their cases here and every case in `make test` (tests/sweeps.py). Bytecode is
 ## written (__pycache__/, ignored by git) even where PYTHONDONTWRITEBYTECODE is set: else every worker
 ## and every `python -m` a test starts compiles the sources again, seconds a run.
-test-fast: $(STAMP) $(SCORER_EXT)
+test-fast: $(STAMP)
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -m "not slow" -n auto
 
 ## make docs: regenerate the tables of docs/config.md from the field table
@@ -97,19 +91,19 @@ fmt: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 
 ## make bench: benchmarks that print figures (not tests)
-bench: $(STAMP) $(SCORER_EXT) image-tools
+bench: $(STAMP) image-tools
 	@set -e; for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f; done
 
 ## make fuzz: 10,000+ malformed and adversarial requests against a scorer it starts itself
-fuzz: $(STAMP) $(SCORER_EXT)
+fuzz: $(STAMP)
 	$(PY) bench/fuzz_scorer.py --count 10000
 
 ## make redteam: the structure reward's red-team table (attacks and harmless layouts, per category)
-redteam: $(STAMP) $(SCORER_EXT)
+redteam: $(STAMP)
 	$(PY) tests/redteam.py
 
 ## make demo: the offline end-to-end flow (emulator + local scorer + CLI)
-demo: $(STAMP) $(SCORER_EXT)
+demo: $(STAMP)
 	$(PY) -m tunifolk demo
 
 ## make emulator|scorer: on ports 8090 and 8080 (EMULATOR_PORT, SCORER_PORT move them; ARGS passes flags)
@@ -119,7 +113,7 @@ emulator: $(STAMP)
 	$(PY) -m emulator --port $(EMULATOR_PORT) $(ARGS)
 
 ## make scorer: the reward service on loopback only (the image's own default, 0.0.0.0, is Cloud Run's)
-scorer: $(STAMP) $(SCORER_EXT)
+scorer: $(STAMP)
 	HOST=127.0.0.1 PORT=$(SCORER_PORT) $(PY) -m scorer
 
 ## make validate|launch ARGS="--scorer-uri URL --train-uri gs://… --validation-uri gs://…"; status|watch JOB=ID
@@ -176,4 +170,4 @@ $(ENGINE_BIN)/pulumi-language-python-exec $(ENGINE_BIN)/pulumi-resource-pulumi-p
 	install -m 755 "$$sdk/python/$(if $(findstring exec,$(@F)),cmd,dist)/$(@F)" $@
 
 clean:
-	rm -rf build .pytest_cache .ruff_cache .hypothesis scorer/*.so scorer/_compiled.json
+	rm -rf build .pytest_cache .ruff_cache .hypothesis

@@ -113,9 +113,6 @@ def main(argv: list[str] | None = None) -> int:
         f"cold start, podman run -> first 200 on /healthz: median {statistics.median(starts):.2f} s "
         f"(min {min(starts):.2f}, max {max(starts):.2f}, {len(starts)} runs)"
     )
-    probe = "import scorer, scorer.app; print(len(scorer.compiled_modules()), len(scorer.COMPILED))"
-    compiled = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
-    print(f"the process runs {'/'.join(compiled.stdout.split())} modules compiled (the image: all)")
     figures = throughput(image.ref, args.rounds, args.seconds)
     for name, rows in figures.items():
         rps = [r for r, _ in rows]

@@ -13,6 +13,13 @@ there):
 * the pass rate of two negative sets, seeded: random letter strings (a–z, 3 to 8 letters) and
   random consonant–vowel syllable strings (1 to 3 syllables, as gibberish attacks write
   them);
+* in Arabic script, the pass rate of every three-consonant string ending in ار (18 consonants, the
+  rhyme endings gibberish attacks write) and of seeded random 4–6-letter consonant strings, with the
+  path that accepts them: the whole word listed, or a listed stem after a clitic, a suffix or a verb
+  prefix came off (``scorer/lexicon.py``, ``_arabic_splits``);
+* corrupted real words, both scripts: words of the sample poems (``data/samples``, four letters or
+  more) with one letter changed at random, seeded; the share that passes, and the share that is a
+  listed word itself (a change can make another real word, so the figure cannot reach 0);
 * the lookup cost, nanoseconds per word: first lookups (the per-word cache empty) and cached ones.
 
 ``python bench/bench_lexicon.py`` (``make bench`` runs it). Figures only: tests/test_lexicon.py
@@ -46,6 +53,12 @@ SYLLABLE_CONSONANTS = "bdfghjklmnrstwz"
 SYLLABLE_VOWELS = "aeiou"
 NEGATIVES = 5000
 SEED = 20250
+SAMPLES = ROOT / "data" / "samples"
+AR_CONSONANTS = "بتجحدرزسشصعفقكلمنه"
+"""The 18 consonants of the three-consonant + ار set (18³ = 5,832 strings)."""
+AR_ALL_CONSONANTS = "بتثجحخدذرزسشصضطظعغفقكلمنه"
+AR_LETTERS = "ابتثجحخدذرزسشصضطظعغفقكلمنهوي"
+LATIN_LETTERS = "abcdefghijklmnopqrstuvwxyz3579"
 
 
 def foreign() -> frozenset[str]:
@@ -102,8 +115,75 @@ def random_syllables(n: int = NEGATIVES, seed: int = SEED) -> list[str]:
     return ["".join(rng.choices(syl, k=rng.randint(1, 3))) for _ in range(n)]
 
 
-def pass_rate(words: list[str]) -> float:
-    return sum(map(lexicon.is_arabizi_word, words)) / len(words)
+def pass_rate(words: list[str], known: Callable[[str], bool] = lexicon.is_arabizi_word) -> float:
+    return sum(map(known, words)) / len(words)
+
+
+def arabic_three_consonants_ar() -> list[str]:
+    """Every three-consonant string of AR_CONSONANTS ending in ار (5,832)."""
+    c = AR_CONSONANTS
+    return [a + b + d + "ار" for a in c for b in c for d in c]
+
+
+def arabic_consonants(n: int = NEGATIVES, seed: int = SEED) -> list[str]:
+    """``n`` random strings of 4 to 6 letters of AR_ALL_CONSONANTS (no long-vowel letters)."""
+    rng = random.Random(seed)
+    return ["".join(rng.choices(AR_ALL_CONSONANTS, k=rng.randint(4, 6))) for _ in range(n)]
+
+
+def arabic_path(word: str) -> str:
+    """How ``is_arabic_word`` accepts ``word``: ``listed``, or the pieces that came off before a
+    listed stem (``clitic``, ``suffix``, ``verb prefix``, joined by +), or ``unknown``."""
+    w = lexicon.arabic_lookup_form(word)
+    if not lexicon.is_arabic_word(word):
+        return "unknown"
+    if w in lexicon.ARABIC:
+        return "listed"
+    for clitic, verb, stem in lexicon._arabic_splits(w):
+        if lexicon._arabic_stem_ok(clitic, verb, stem):
+            parts = [clitic and "clitic", len(clitic) + len(verb) + len(stem) < len(w) and "suffix"]
+            return "+".join(p for p in (*parts, verb and "verb prefix") if p)
+    return "unknown"
+
+
+def arabic_paths(words: list[str]) -> str:
+    """``path n`` for each accepting path of ``words``, most frequent first."""
+    counts: dict[str, int] = {}
+    for w in words:
+        p = arabic_path(w)
+        if p != "unknown":
+            counts[p] = counts.get(p, 0) + 1
+    return ", ".join(f"{p} {n}" for p, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def sample_words(arabizi: bool) -> list[str]:
+    """The distinct words of four letters or more of the sample poems of one script, sorted."""
+    folder = SAMPLES / "arabizi" if arabizi else SAMPLES
+    words: set[str] = set()
+    for path in sorted(folder.glob("*.txt")):
+        text = normalize_arabic(path.read_text(encoding="utf-8"))
+        words |= {w.lower() for w in _WORD.findall(text) if len(w) >= 4 and not w.isdigit()}
+    return sorted(words)
+
+
+def corrupted(arabizi: bool, n: int = NEGATIVES, seed: int = SEED) -> list[str]:
+    """``n`` sample-poem words (sample_words) with one letter replaced by another at random."""
+    rng = random.Random(seed)
+    words = sample_words(arabizi)
+    letters = LATIN_LETTERS if arabizi else AR_LETTERS
+    out = []
+    for _ in range(n):
+        w = rng.choice(words)
+        i = rng.randrange(len(w))
+        out.append(w[:i] + rng.choice([c for c in letters if c != w[i]]) + w[i + 1 :])
+    return out
+
+
+def listed(word: str, arabizi: bool) -> bool:
+    """``word`` is a lexicon word as it stands (no stripping, no loose spelling)."""
+    if arabizi:
+        return lexicon.arabizi_lookup_form(word) in lexicon.ARABIZI
+    return lexicon.arabic_lookup_form(word) in lexicon.ARABIC
 
 
 def lookup_cost() -> tuple[float, float]:
@@ -139,6 +219,19 @@ def main() -> int:
         )
     print(f"random letter strings (a-z, 3-8)   pass: {pass_rate(random_letters()):6.2%}")
     print(f"random CV syllable strings (1-3)   pass: {pass_rate(random_syllables()):6.2%}")
+    for name, strings in (
+        ("three consonants + ار (5,832)", arabic_three_consonants_ar()),
+        ("random consonants (4-6)", arabic_consonants()),
+    ):
+        rate = pass_rate(strings, lexicon.is_arabic_word)
+        print(f"arabic {name:30s} pass: {rate:6.2%} ({arabic_paths(strings)})")
+    for arabizi in (False, True):
+        strings = corrupted(arabizi)
+        known = lexicon.is_arabizi_word if arabizi else lexicon.is_arabic_word
+        rate = pass_rate(strings, known)
+        whole = sum(listed(w, arabizi) for w in strings) / len(strings)
+        script = "arabizi" if arabizi else "arabic "
+        print(f"corrupted real words ({script})    pass: {rate:6.2%} (listed words themselves: {whole:6.2%})")
     first, cached = lookup_cost()
     print(f"is_arabizi_word: {first:,.0f} ns per first lookup, {cached:,.0f} ns cached")
     unknown = sorted({w for w in corpus_tokens("dev") if not lexicon.is_arabizi_word(w)})

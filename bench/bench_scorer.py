@@ -54,7 +54,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from callgrind import instructions  # noqa: E402  (bench/, this script's folder)
 
-import scorer  # noqa: E402
 from scorer.score import score  # noqa: E402
 from tunifolk.processes import free_port, stop  # noqa: E402
 
@@ -145,7 +144,6 @@ class Server:
 CPUS = os.cpu_count() or 1
 SERVERS = [
     Server("scorer", "scorer, 1 process (default)"),
-    Server("source", "scorer, 1 process, from source", env={scorer.PURE_ENV: "1"}),
     Server("scorerN", f"scorer, {CPUS} processes (1 per CPU)", env={"WEB_CONCURRENCY": str(CPUS)}),
     Server("scorer1c", "scorer, 1 proc., conn. per request", per_request=True),
     Server("null", "null handler, our stack, 1 proc.", NULL_SERVER),
@@ -180,7 +178,8 @@ def bench_score(rounds: int, calls: int = 2000) -> tuple[list[float], list[float
 
 def bench_corpus() -> tuple[float, float]:
     """Mean seconds per ``score()`` over the corpus: first pass (unseen words), then steady state."""
-    from scorer.arabic import rhyme_identity, rhyme_key
+    from scorer.arabic import rhyme_key
+    from scorer.identity import rhyme_identity
     from scorer.lexicon import is_arabic_word, is_arabizi_word
     from tunifolk.emulator.policy import corpus
 
@@ -336,17 +335,6 @@ def cold_start() -> float:
     return statistics.median(runs)
 
 
-def _modes() -> dict[str, dict[str, str]]:
-    """How ``score()`` can run here, each with its environment: compiled (when
-    ``python -m scorer.build_ext`` could compile it) and from source."""
-    probe = "import scorer, scorer.score; print(len(scorer.compiled_modules()))"
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True).stdout
-    modes = {"source": {scorer.PURE_ENV: "1"}}
-    if out.strip() not in ("", "0"):
-        modes = {"compiled": {scorer.PURE_ENV: "0"}, **modes}
-    return modes
-
-
 def _score_round() -> dict[str, float]:
     """One round in this process: ``score()``'s median and p99 on the 27-line malzuma, and the
     corpus means (first pass, steady state), in seconds."""
@@ -356,36 +344,22 @@ def _score_round() -> dict[str, float]:
 
 
 def report_score(rounds: int) -> None:
-    """``score()`` as it runs here (compiled where ``python -m scorer.build_ext`` could compile it)
-    and, side by side, from its sources: each round is a fresh process per mode, alternating."""
-    modes = _modes()
-    runs: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
+    """``score()``: each round is a fresh process (cold caches, as a new scorer instance)."""
+    rs = []
     for _ in range(rounds):
-        for mode, env in modes.items():
-            out = subprocess.run(
-                [sys.executable, __file__, "--score-round"],
-                cwd=ROOT,
-                env={**os.environ, **env},
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            runs[mode].append(json.loads(out.stdout))
-    for mode, rs in runs.items():
-        us = {k: [r[k] * 1e6 for r in rs] for k in rs[0]}
-        print(
-            f"score() {mode}, 27-line malzuma, {rounds} rounds of 2000 calls:"
-            f" median {_spread(us['median'])} µs, p99 {_spread(us['p99'])} µs  (goal: median <= 200 µs)"
+        out = subprocess.run(
+            [sys.executable, __file__, "--score-round"], cwd=ROOT, capture_output=True, text=True, check=True
         )
-        print(
-            f"score() {mode}, 600 varied poems: mean {_spread(us['steady'])} µs steady,"
-            f" {_spread(us['first'])} µs first pass (per-word caches cold)"
-        )
-    if len(runs) == 2:
-        speedup = [s["median"] / c["median"] for c, s in zip(runs["compiled"], runs["source"], strict=True)]
-        print(f"score() compiled speed-up on the malzuma: {_spread(speedup, '{:.2f}')} ×")
-    else:
-        print("score() is not compiled here: `python -m scorer.build_ext` says why")
+        rs.append(json.loads(out.stdout))
+    us = {k: [r[k] * 1e6 for r in rs] for k in rs[0]}
+    print(
+        f"score(), 27-line malzuma, {rounds} rounds of 2000 calls:"
+        f" median {_spread(us['median'])} µs, p99 {_spread(us['p99'])} µs"
+    )
+    print(
+        f"score(), 600 varied poems: mean {_spread(us['steady'])} µs steady,"
+        f" {_spread(us['first'])} µs first pass (per-word caches cold)"
+    )
 
 
 RATIOS = [
@@ -397,7 +371,6 @@ RATIOS = [
     ("scorer / stdlib tuned (stricter)", "scorer", "const", False),
     (f"  with {CPUS} processes", "scorerN", "const", False),
     ("scorer / null handler", "scorer", "null", False),
-    ("scorer / scorer from source", "scorer", "source", False),
     ("null handler / stdlib tuned", "null", "const", False),
     ("scorer / stdlib tuned, same scoring", "scorer", "stdscore", False),
 ]
@@ -439,15 +412,14 @@ def _instructions_run(calls: int, env: dict[str, str]) -> int:
 
 
 def report_instructions(calls: int = 200) -> None:
-    """Instructions per ``score()`` on the 27-line malzuma, compiled and from source: the
-    machine-independent figures (the difference between a run with ``calls`` more calls and one
-    without, over ``calls``)."""
+    """Instructions per ``score()`` on the 27-line malzuma: the machine-independent figure (the
+    difference between a run with ``calls`` more calls and one without, over ``calls``)."""
     if not shutil.which("valgrind"):
         print("instructions per score(): valgrind is not installed (apt install valgrind)")
         return
-    for mode, env in _modes().items():
-        per_call = (_instructions_run(calls, env) - _instructions_run(0, env)) / calls
-        print(f"instructions per score() {mode}, 27-line malzuma (callgrind): {per_call / 1e6:.2f} M")
+    env = dict(os.environ)
+    per_call = (_instructions_run(calls, env) - _instructions_run(0, env)) / calls
+    print(f"instructions per score(), 27-line malzuma (callgrind): {per_call / 1e6:.2f} M")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -94,7 +94,7 @@ def per_call(rounds: int = 2000) -> dict[str, float]:
 
 def _instructions_run(calls: int, call: str) -> int:
     """Instructions of a process that warms ``call`` up, then runs it ``calls`` times (callgrind's
-    ``Collected``), from source (TUNIFOLK_SCORER_PURE=1: the figure the lead's budget is in)."""
+    ``Collected``), from source."""
     code = (
         f"import sys; sys.path[:0] = [{str(ROOT)!r}]\n"
         "from bench.bench_varieties import words, SAMPLE, SAMPLE_LATIN\n"
@@ -107,7 +107,7 @@ def _instructions_run(calls: int, call: str) -> int:
         sys.path.insert(0, str(ROOT / "bench"))
     from callgrind import instructions
 
-    return instructions(code, {"TUNIFOLK_SCORER_PURE": "1", "PYTHONHASHSEED": "0"})
+    return instructions(code, {"PYTHONHASHSEED": "0"})
 
 
 def report_instructions(calls: int = 300) -> None:

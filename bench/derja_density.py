@@ -6,7 +6,7 @@ words (any word whose ``scorer.variety`` vote includes Tunisian, each once: mark
 words, Maghrebi morphology) per 10 words; the longest run of words without such evidence; the share
 of lines with one; MSA's own weight. Prints the honest minimum / maximum and the named cheats.
 
-    TUNIFOLK_SCORER_PURE=1 PYTHONPATH=. python bench/derja_density.py
+    PYTHONPATH=. python bench/derja_density.py
 """
 
 from __future__ import annotations

@@ -71,18 +71,17 @@ def mutable_tag_warning(ref: str) -> str | None:
 
 
 def base_images(cfg: Any) -> dict[str, str] | None:
-    """`tunifolk:scorer.baseImages` as the build takes it (`{build, serve}`, each by digest), or None:
-    then Cloud Build pulls the Dockerfile's bases by tag, which can move, and the program warns once."""
+    """`tunifolk:scorer.baseImages` as the build takes it (`{serve}`, by digest), or None: then Cloud
+    Build pulls the Dockerfile's base by tag, which can move, and the program warns once."""
     pinned = getattr(cfg, "base_images", None)
     if pinned:
-        return {Stack.BUILD: pinned[Stack.BUILD], Stack.SERVE: pinned[Stack.SERVE]}
+        return {Stack.SERVE: pinned[Stack.SERVE]}
     if os.environ.get(ENDPOINT_ENV):  # the local stack: the stand-in builds on Debian bases it makes
         return None
     pulumi.warn(
         "tunifolk:scorer.baseImages is not set: Cloud Build builds the scorer on the Dockerfile's "
-        "python:3.11 and python:3.11-slim by tag, which can move; pin them by digest (docs/image.md): "
-        "pulumi config set --path tunifolk:scorer.baseImages.build python:3.11@$(crane digest python:3.11), "
-        "and .serve likewise with python:3.11-slim"
+        "python:3.11-slim by tag, which can move; pin it by digest (docs/image.md): pulumi config set "
+        "--path tunifolk:scorer.baseImages.serve python:3.11-slim@$(crane digest python:3.11-slim)"
     )
     return None
 

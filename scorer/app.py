@@ -54,7 +54,7 @@ INLINE_BODY = 8 * 1024
 under a millisecond, so a hop to another process would cost more than it saves. A larger body may
 carry up to the 20,000 scored characters (tens of milliseconds) and goes to `_worker()`, a process of
 its own: `/healthz` and the small requests behind it are answered meanwhile. A thread would not do:
-the compiled core holds the GIL for a whole call."""
+scoring holds the GIL for a whole call."""
 _pool: ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
 _pool_started = False
@@ -115,12 +115,6 @@ def _loads(body: bytes) -> Any:
         return json.loads(body.decode("utf-8", errors="strict"))
     except (ValueError, RecursionError) as exc:
         raise BadRequest("body is not JSON") from exc
-
-
-def parse_request(body: bytes) -> tuple[Any, dict[str, Any]]:
-    """Validate the contract's shape; return (response content, references)."""
-    content, refs, _doc = _parse(body)
-    return content, refs
 
 
 def _parse(body: bytes) -> tuple[Any, dict[str, Any], dict[str, Any]]:

@@ -60,12 +60,6 @@ PRESENTATION = re.compile("[\ufb50-\ufdff\ufe70-\ufefe]")
 NON_ARABIC_LETTER = re.compile("[^ءابتثجحخدذرزسشصضطظعغفقكلمنهويڨ]+")
 NON_LATIN_LETTER = re.compile("[^A-Za-z]+")
 LONG_VOWELS = frozenset("اوي")
-_ANY_ARABIC = re.compile("[\u0600-\u06ff\ufb50-\ufeff]")
-
-
-def has_arabic(text: str) -> bool:
-    """True when the text holds at least one Arabic letter (cheap script test)."""
-    return _ANY_ARABIC.search(text) is not None
 
 
 # Layout, not content (docs/scorer.md): a text pasted from a web page writes its spaces as no-break

@@ -7,7 +7,8 @@ language and script the example asks for (docs/scorer.md, "Lexicon"):
 * **Arabic script** (Derja and MSA): ``lexicon/arabic.txt``, the Arabic word list of ``wordfreq``
   3.1.1 (every word at Zipf ≥ 2, about one in ten million tokens, normalised the way the scorer
   normalises a poem), plus ``lexicon/derja_core.txt`` (Tunisian words written for this project) and
-  the sample poems' words.
+  the sample poems' words; the file lists its *common* words first (Zipf ≥ 3, and the project's own
+  words).
 * **Tunisian Arabizi**: no public lexicon exists, and a transliteration of the Arabic list does not
   work (Arabic script writes no short vowels, so almost any Latin syllable string matches some
   Arabic word). ``lexicon/arabizi.txt`` is ``lexicon/arabizi_core.txt`` (a curated core vocabulary)
@@ -20,17 +21,21 @@ language and script the example asks for (docs/scorer.md, "Lexicon"):
 
 Lookups strip clitics and common suffixes (و ب ل ك ف ال …, w- b- l- el- …; -ها -و -ش …, -ek -ou
 -ch …) before giving up, so a word's inflected forms need not be listed; a stem must keep three
-letters (four before a one-vowel suffix), so short random strings rarely pass. Digits are never
-words (in Arabizi a digit inside a word is a letter: ``3la``, ``7ob``). ``scorer/build_lexicon.py``
-writes both files reproducibly; at run time only the two text files are read (once, into
-frozensets; lookups are cached per word).
+letters (four before a one-vowel suffix), so short random strings rarely pass. In Arabic script a
+listed stem is not enough: the pieces that come off must be ones that stem can carry
+(``_arabic_splits``, ``_arabic_stem_ok``): after the article only noun endings and three letters;
+suffixes in the order Arabic stacks them; a verb prefix (ن ت ي) only after و, ف or ل and on a
+verb-shaped stem; a preposition (ب ك ل) only on a noun; a one-letter clitic other than و only on a
+common word. Digits are never words (in Arabizi a digit inside a word is a letter: ``3la``,
+``7ob``). ``scorer/build_lexicon.py`` writes both files reproducibly; at run time only the two text
+files are read (once, into frozensets; lookups are cached per word).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,11 +47,19 @@ ARABIZI_FILE = DIR / "arabizi.txt"
 
 MIN_STEM = 3
 """Letters a stem must keep after a clitic or suffix is stripped (random 2-letter strings are words
-too often)."""
+too often); in Arabic script, the letters after the article too."""
 
-# The rhyme's clitics and two more chains (فب, فل) that prefix words but not rhyme words; every
-# prefix is tried, so their order does not matter here.
+# The rhyme's clitics and two more chains (فب, فل) that prefix words but not rhyme words, longest
+# first. Arabic-script words are split into clitic + verb prefix + stem + suffixes by the rules of
+# _arabic_splits.
 AR_PREFIXES = (*AR_CLITICS, "فب", "فل")
+AR_ARTICLES = ("وبال", "وال", "بال", "فال", "كال", "ولل", "لل", "ال")
+"""Clitic chains that end in the article: what follows is a noun."""
+AR_CONJUNCTIONS = ("و", "ف", "وف")
+"""Clitics that go before any word (and, so)."""
+AR_VERB_CLITICS = frozenset(("", "و", "ف", "ل", "وف", "ول", "فل"))
+"""Clitic chains an imperfect verb takes (and, so, ل of purpose); a preposition (ب, ك) or the article
+takes a noun, never a verb prefix."""
 AR_SUFFIXES = (
     "هما",
     "كم",
@@ -70,6 +83,37 @@ AR_SUFFIXES = (
     "ي",
     "ت",
 )
+AR_SUFFIX_SLOTS: dict[str, frozenset[int]] = {
+    s: frozenset(slots)
+    for s, slots in {
+        "ي": (0, 2, 3),  # nisba; 2nd person feminine; my
+        "ه": (1, 3),  # ة (written ه once normalised); his
+        "ت": (1, 2),  # ة before a pronoun (ريحتو); the verb's subject
+        "ات": (2,),
+        "ين": (2,),
+        "ون": (2,),
+        "وا": (2,),
+        "و": (2, 3),  # they (verbs); his (Tunisian)
+        "نا": (2, 3),  # we (subject); us, our
+        "ها": (3,),
+        "هم": (3,),
+        "هن": (3,),
+        "هما": (3,),
+        "كم": (3,),
+        "ني": (3,),
+        "ك": (3,),
+        "وه": (3,),
+        "لي": (4,),  # to me, to you, to him (Tunisian dative)
+        "لك": (4,),
+        "لو": (4,),
+        "ش": (5,),  # negation, always last
+    }.items()
+}
+"""Where each suffix sits in the order Arabic stacks them, stem outwards: 0 nisba, 1 ة, 2 subject or
+plural ending, 3 object or possessive pronoun, 4 dative, 5 negation ش. A suffix stripped after
+another must sit further in (كتبتهاش: ش, ها, ت); the same suffix never twice."""
+AR_NOUN_SUFFIXES = frozenset(("ات", "ين", "ون", "ه", "ي"))
+"""The endings a word with the article takes (plural, ة, nisba): no pronoun, no verb ending."""
 AR_VERB_PREFIXES = ("ن", "ت", "ي")
 # Arabizi clitics and suffixes in the folded spelling (e→a, ou→u, ch→š, doubled letters single).
 LATIN_PREFIXES = (
@@ -124,7 +168,35 @@ def load_words(path: Path) -> frozenset[str]:
         return frozenset(w for w in (ln.strip() for ln in f) if w and not w.startswith("#"))
 
 
-ARABIC: frozenset[str] = load_words(ARABIC_FILE)
+COMMON_END = "# end of the common words"
+"""The line of ``arabic.txt`` that ends its first part, the common words (see COMMON_ZIPF)."""
+COMMON_ZIPF = 3.0
+"""Zipf (log10 of occurrences per billion words) a wordfreq word must reach to be *common*: a stem
+reached by stripping a one-letter clitic other than و (ب ف ك ل and their chains) must be common or
+one of the project's own words. Random three-consonant strings ending in ار start with one of
+these letters one time in five, and a third of the rest are rare listed words (measured,
+bench/bench_lexicon.py); genuine poems need a rare stem after such a clitic almost never."""
+
+
+def load_arabic(path: Path) -> tuple[frozenset[str], frozenset[str]]:
+    """(every word, the common words): ``arabic.txt`` lists the common words first, up to the line
+    COMMON_END, then the rest."""
+    if not path.exists():
+        return frozenset(), frozenset()
+    common: list[str] = []
+    words: list[str] = common
+    rest: list[str] = []
+    with path.open(encoding="utf-8") as f:
+        for ln in f:
+            w = ln.strip()
+            if w == COMMON_END:
+                words = rest
+            elif w and not w.startswith("#"):
+                words.append(w)
+    return frozenset(common + rest), frozenset(common)
+
+
+ARABIC, ARABIC_COMMON = load_arabic(ARABIC_FILE)
 ARABIZI: frozenset[str] = load_words(ARABIZI_FILE)
 
 
@@ -188,6 +260,62 @@ class WordTable(dict):
 WORD_TABLE_MAX = 1 << 16
 
 
+def _article(word: str) -> int:
+    """Length of the article chain (AR_ARTICLES) ``word`` starts with, 0 if none."""
+    return next((len(a) for a in AR_ARTICLES if word.startswith(a)), 0)
+
+
+def _verb_stem(stem: str) -> bool:
+    """``stem`` can follow an imperfect prefix (ن ت ي): a stem of four letters or more has ā before
+    its last letter only in the forms that put t or n before or inside the root (تباع, نهار,
+    ختار, ستطاع); no verb stem is CCāC otherwise, as random strings ending in ار are."""
+    return len(stem) < 4 or stem[-2] != "ا" or stem[0] in "تن" or stem[1] in "تط"
+
+
+def _arabic_splits(w: str) -> Iterator[tuple[str, str, str]]:
+    """(clitic, verb prefix, stem) for each way to read ``w`` as clitic + verb prefix + stem +
+    suffixes that Arabic allows: the stem keeps MIN_STEM letters (after the article too); after the
+    article only the noun endings (AR_NOUN_SUFFIXES) and no verb prefix; suffixes stacked in their
+    order (AR_SUFFIX_SLOTS), at most two; a verb prefix only after the clitics a verb takes
+    (AR_VERB_CLITICS) and on a verb-shaped stem (_verb_stem)."""
+    heads = [("", w)]
+    heads += [(p, w[len(p) :]) for p in AR_PREFIXES if w.startswith(p) and len(w) - len(p) >= MIN_STEM]
+    for p, h in heads:
+        noun = p in AR_ARTICLES
+        art = 0 if noun else _article(h)
+        noun = noun or art > 0
+        stems = [h]
+        x, last = h, None
+        for _ in range(2):
+            s = next((s for s in AR_SUFFIXES if x.endswith(s) and len(x) - len(s) >= MIN_STEM), None)
+            if s is None or len(x) - len(s) - art < MIN_STEM or (noun and s not in AR_NOUN_SUFFIXES):
+                break
+            if last is not None and (s == last or max(AR_SUFFIX_SLOTS[last]) <= min(AR_SUFFIX_SLOTS[s])):
+                break
+            x, last = x[: -len(s)], s
+            stems.append(x)
+        for x in stems:
+            if p or x != w:
+                yield p, "", x
+            if not noun and p in AR_VERB_CLITICS:
+                for v in AR_VERB_PREFIXES:
+                    if x.startswith(v) and len(x) - len(v) >= MIN_STEM and _verb_stem(x[len(v) :]):
+                        yield p, v, x[len(v) :]
+
+
+def _arabic_stem_ok(clitic: str, verb: str, stem: str) -> bool:
+    """``stem`` is listed and may carry ``clitic`` and ``verb``: a preposition (ب, ك, ل, alone or
+    after و or ف) only on a noun, a stem the list holds with the article or that has it; a one-letter
+    clitic other than و only on a common word (COMMON_ZIPF) unless the stem has the article."""
+    if stem not in ARABIC:
+        return False
+    if not clitic or clitic in AR_ARTICLES or clitic == "و" or stem.startswith("ال"):
+        return True
+    if not verb and clitic[-1] in "بكل" and "ال" + stem not in ARABIC:
+        return False
+    return stem in ARABIC_COMMON
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def is_arabic_word(word: str) -> bool:
     """A normalised Arabic-script token is a word of Derja/MSA (see the module doc)."""
@@ -196,7 +324,7 @@ def is_arabic_word(word: str) -> bool:
     w = arabic_lookup_form(word)
     if w in ARABIC:
         return True
-    return any(s in ARABIC for s in _stems(w, AR_PREFIXES, AR_SUFFIXES, AR_VERB_PREFIXES))
+    return any(_arabic_stem_ok(*split) for split in _arabic_splits(w))
 
 
 # Spellings the fold keeps apart but writers of Tunisian Arabizi use for one sound: 7 or h (ح),

@@ -224,18 +224,10 @@ class Model:
                     fill(a)
             rows.append(cs)
             moved += m
-        total = lines_gain(rows, self.table, self.k)
+        total = 0.0
+        for cs in rows:
+            total += line_gain(cs, self.table, self.k)
         return (total / moved if moved else 0.0), moved
-
-
-def lines_gain(rows: list[list[int]], table: array, k: int) -> float:
-    """``line_gain`` summed over the lines in order, from 0.0 (the same additions as a loop in
-    ``Model.gain``): one call, so that compiled (``order.pxd``) the table's buffer is taken once
-    per poem rather than once per line."""
-    total = 0.0
-    for cs in rows:
-        total += line_gain(cs, table, k)
-    return total
 
 
 def line_gain(cs: list[int], table: array, k: int) -> float:
@@ -244,9 +236,7 @@ def line_gain(cs: list[int], table: array, k: int) -> float:
     filled. The expectation sums every ordered pair of positions, Σ_{i≠j} L(h_i, h_j): for each
     movable word, its row summed over every movable word, less its pair with itself.
 
-    A function of numbers alone so that ``order.pxd`` can give its loops C types when compiled: it
-    runs for every line of every poem, over every pair of the line's words (the same float
-    operations in the same order, so compiled and source agree to the bit)."""
+    It runs for every line of every poem, over every pair of the line's words."""
     n = len(cs)
     m = n - 1
     first = cs[0]

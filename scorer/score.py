@@ -2,9 +2,11 @@
 
 The reward is ``2 q - 1`` where the quality ``q`` in [0, 1] is a weighted mean of named sub-scores
 (rhyme topology with graded similarity, stanza count and size, refrain, isometry: each form's in
-``structure.py``), minus penalties for the known hacks (docs/scorer.md), times the gates (script,
-language, variety, order, glue, recycled words…). This module holds the combination and what every
-form shares. Every part is smooth, so a GRPO group's samples differ by how much form they kept.
+``structure.py``), minus penalties for the known hacks (docs/scorer.md), times the product of the
+factors of one table, FACTORS (script, language, variety, order, form, frame, layout…: each a named
+function of the response's `Reading`, each reported in the sub-scores). This module holds the
+combination and what every form shares. Every part is smooth, so a GRPO group's samples differ by
+how much form they kept.
 
 No I/O, no randomness, no dependence on hash order: the same input gives the same float anywhere.
 """
@@ -12,11 +14,12 @@ No I/O, no randomness, no dependence on hash order: the same input gives the sam
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from scorer.allow import classify
+from scorer.allow import Chars, classify
 from scorer.arabic import arabizi_fold
 from scorer.catalogue import FormSpec, lookup
 from scorer.cuts import cut_gate
@@ -27,9 +30,9 @@ from scorer.order import gain as order_gain
 from scorer.order import glue_gate, list_gate
 from scorer.response import extract_text
 from scorer.reuse import reuse_gate
-from scorer.structure import Ends, score_bayt, score_strophic, short_penalty
+from scorer.structure import Ends, Shortfall, score_bayt, score_strophic, short_penalty
 from scorer.text import MAX_CHARS, Line, Poem, parse_poem
-from scorer.variety import DERJA, UNKNOWN, detect
+from scorer.variety import DERJA, UNKNOWN, Variety, detect
 from scorer.wordshape import FUNCTION_WORD_LETTERS, is_function_word, is_piece
 
 ITA_WINDOW = 7
@@ -63,7 +66,8 @@ UNPROVEN_WORDS = (42, 45)
 """A poem with no Tunisian marker weight at all (no Tunisian word, Maghrebi verb form or shared
 dialect word) is not shown to be Derja: from the first word count to the second its variety gate
 falls linearly to UNPROVEN_GATE, where the reward is at most 0 (marker-free MSA, say). Words are
-counted at the asked size (divided by the form's size gate), so cutting stanzas never escapes."""
+counted at the asked size (divided by the share of the asked stanzas written), so cutting stanzas never
+escapes."""
 UNPROVEN_GATE = 0.5
 ORDER_RAMP = {"arabic": (0.03, 0.06), "arabizi": (0.01, 0.11)}
 """The word-order gate on `scorer.order`'s gain over a random order of the same words, per movable
@@ -184,6 +188,146 @@ def _clean_refs(references: Any) -> dict[str, str]:
     return out
 
 
+def ramp(x: float, zero: float, full: float) -> float:
+    """0 at ``zero``, 1 at ``full``, linear in between and clamped outside: every factor's map from
+    what it measures to what it multiplies (``zero`` above ``full`` for a measure that costs as it
+    grows)."""
+    return min(1.0, max(0.0, (x - zero) / (full - zero)))
+
+
+@dataclass(slots=True)
+class Reading:
+    """One response as the factors read it: parsed once, shared by every factor."""
+
+    raw: str
+    poem: Poem
+    lines: list[Line]
+    spec: FormSpec
+    refs: dict[str, str]
+    asked: str
+    """The asked script (``references.script``: arabic or arabizi), else ""."""
+    script: str
+    """The script the words are read in: the asked one, else the poem's majority."""
+    words: list[str]
+    segments: list[list[str]]
+    """Hemistichs (a line without a caesura is one), each as its words."""
+    shortfall: Shortfall
+    chars: Chars
+    variety: Variety
+
+
+def _script_factor(r: Reading) -> float:
+    """Characters: the asked script's share of the letters, ramped by SCRIPT_RAMP (`_script_gate`)."""
+    return _script_gate(r.poem, r.refs.get("script"))
+
+
+def _language_factor(r: Reading) -> float:
+    """Words: every hemistich worth its share of words of the asked language, less copies
+    (`_language_gate`), times what a cut into pieces keeps (`scorer.cuts`)."""
+    table = _ARABIZI_WORDS if r.script == "arabizi" else _ARABIC_WORDS
+    return _language_gate(r.lines, r.script == "arabizi", r.spec.refrain != "none") * cut_gate(r.lines, table)
+
+
+def _variety_factor(r: Reading) -> float:
+    """Varieties: `scorer.variety`'s Derja share ramped by VARIETY_RAMP, times its foreign gate; a
+    long poem with no Tunisian evidence at all falls to UNPROVEN_GATE (UNPROVEN_WORDS)."""
+    v = r.variety
+    value = ramp(v.derja, *VARIETY_RAMP[r.script]) * v.foreign_gate
+    n = len(r.words) / max(0.1, r.shortfall.complete)  # at the asked size: a cut never escapes
+    if v.counts[DERJA] == 0.0 and n > UNPROVEN_WORDS[0]:
+        value *= 1.0 - (1.0 - UNPROVEN_GATE) * ramp(n, *UNPROVEN_WORDS)
+    return value
+
+
+def _case_factor(r: Reading) -> float:
+    """Varieties: MSA's case endings written out (`scorer.msa`)."""
+    return case_gate(r.raw)
+
+
+def _order_factor(r: Reading) -> float:
+    """Words: their order's gain over a random order of the same words (`scorer.order`), shrunk
+    towards full by ORDER_PRIOR_WORDS, ramped by ORDER_RAMP, from ORDER_FLOOR to 1."""
+    gain, moved = order_gain(r.segments, r.script)
+    zero, full = ORDER_RAMP[r.script]
+    gain = (gain * moved + full * ORDER_PRIOR_WORDS) / (moved + ORDER_PRIOR_WORDS)
+    return ORDER_FLOOR + (1.0 - ORDER_FLOOR) * ramp(gain, zero, full)
+
+
+def _glue_factor(r: Reading) -> float:
+    """Words: lines that hold Derja's glue words (`scorer.order.glue_gate`)."""
+    return glue_gate(r.segments, r.script)
+
+
+def _reuse_factor(r: Reading) -> float:
+    """Words: words recycled from line to line (`scorer.reuse`)."""
+    return reuse_gate(r.segments, r.script)
+
+
+def _list_factor(r: Reading) -> float:
+    """Words: lines that are lists of words, not sentences (`scorer.order.list_gate`)."""
+    return list_gate(r.segments, r.script)
+
+
+def _form_factor(r: Reading) -> float:
+    """The form asked for: every way the poem falls short of it (`scorer.structure.Shortfall`)."""
+    return r.shortfall.gate
+
+
+def _frame_factor(r: Reading) -> float:
+    """Lines: nothing but the poem. Characters outside the allowlist, text the parser sets aside that
+    is not the poem (NOT_THE_POEM), a line of words the asked script does not hold (STRAY_LINE) and
+    runs of unknown words (UNKNOWN_RUN) cap it at NOT_THE_POEM_CAP, less their share of the text."""
+    not_poem = r.chars.foreign + sum(r.poem.dropped.get(k, 0) for k in NOT_THE_POEM)
+    for ln in r.lines:
+        # each word looked up in its own script's lexicon: Derja slipped into the other script is the
+        # script factor's to cost; words Derja has in neither script are not the poem's
+        known = [(_ARABIZI_WORDS if _latin(w) else _ARABIC_WORDS)[w] for w in ln.words]
+        if known and sum(known) < STRAY_LINE * len(known):
+            not_poem += len(ln.text)
+            continue
+        not_poem += _unknown_run(ln.words, known)
+    if not not_poem:
+        return 1.0
+    return NOT_THE_POEM_CAP * max(0.0, 1.0 - not_poem / max(1, len(r.raw)))
+
+
+def _layout_factor(r: Reading) -> float:
+    """Lines: the asked layout. Layout characters, stanza numbers, separators, markup, fences, or a
+    line the prompt asks parted by ` ** ` (every bayt, the malzuma's opening) without it: LAYOUT_COST."""
+    split = r.lines if r.spec.kind == "bayt" else r.lines[:1] if r.spec.opening else []
+    unmarked = any("**" not in ln.text for ln in split)
+    if r.chars.layout or any(r.poem.dropped.get(k, 0) for k in LAYOUT_MARKS) or unmarked:
+        return LAYOUT_COST
+    return 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Factor:
+    """One factor of the reward: its name in the sub-scores, what it measures, and the principle or
+    rule it holds (docs/scorer.md, "Composition")."""
+
+    name: str
+    measure: Callable[[Reading], float]
+    principle: str
+
+
+FACTORS: tuple[Factor, ...] = (
+    Factor("script", _script_factor, "characters"),
+    Factor("language", _language_factor, "words"),
+    Factor("variety", _variety_factor, "varieties"),
+    Factor("case", _case_factor, "varieties"),
+    Factor("order", _order_factor, "words"),
+    Factor("glue", _glue_factor, "words"),
+    Factor("reuse", _reuse_factor, "words"),
+    Factor("list", _list_factor, "words"),
+    Factor("form", _form_factor, "form"),
+    Factor("frame", _frame_factor, "lines"),
+    Factor("layout", _layout_factor, "lines"),
+)
+"""The reward's factors, each in [0, 1]; their product multiplies the quality. Every one is reported
+in the sub-scores under its name, 1.0 when it costs nothing."""
+
+
 def score(response: Any, references: dict[str, str] | None = None) -> Score:
     """Score one response (text, Gemini ``Content`` or chat messages) against dataset references
     (docs/dataset.md). Never raises on content; returns reward −1 with a reason when there is no
@@ -206,82 +350,51 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     else:
         weights, weight_sum = _WEIGHTS_GSIM if spec.first_half == "shared" else _WEIGHTS_QASIDA
         ends = score_bayt(spec, refs, poem, sub, pen)
-
     lines = poem.lines  # a property that builds its list: once per call
     _common_penalties(poem, lines, ends, pen)
-    gate = _script_gate(poem, refs.get("script"))
-    sub["script"] = gate
-    script = refs.get("script", "").strip().lower()
-    arabizi = (
-        script == "arabizi" if script in ("arabic", "arabizi") else poem.latin_letters > poem.arabic_letters
-    )
-    table = _ARABIZI_WORDS if arabizi else _ARABIC_WORDS
-    sub["language"] = _language_gate(lines, arabizi, spec.refrain != "none") * cut_gate(lines, table)
-    script_name = "arabizi" if arabizi else "arabic"
+    asked = refs.get("script", "").strip().lower()
+    if asked not in ("arabic", "arabizi"):
+        asked = ""
+    script = asked or ("arabizi" if poem.latin_letters > poem.arabic_letters else "arabic")
     words = [w for ln in lines for w in ln.words]
-    variety = detect(words, script_name, raw)
-    zero, full = VARIETY_RAMP[script_name]
-    sub["variety"] = min(1.0, max(0.0, (variety.derja - zero) / (full - zero))) * variety.foreign_gate
-    if (case := case_gate(raw)) < 1.0:  # MSA's case endings written out (scorer.msa)
-        sub["variety"], sub["case"] = sub["variety"] * case, case
-    n = len(words) / max(0.1, sub.get("_size_gate", 1.0))  # at the asked size: a cut never escapes
-    if variety.counts[DERJA] == 0.0 and n > UNPROVEN_WORDS[0]:
-        lo, hi = UNPROVEN_WORDS
-        sub["variety"] *= 1.0 - (1.0 - UNPROVEN_GATE) * min(1.0, (n - lo) / (hi - lo))
-    gain, moved = order_gain(segments := [h for ln in lines for h in ln.hemi_words], script_name)
-    zero, full = ORDER_RAMP[script_name]
-    gain = (gain * moved + full * ORDER_PRIOR_WORDS) / (moved + ORDER_PRIOR_WORDS)
-    sub["order"] = min(1.0, max(0.0, (gain - zero) / (full - zero)))
-    form_gate = sub.pop("_size_gate", 1.0)
-    if form_gate < 1.0:
-        sub["form"] = form_gate
-    chars = classify(raw[: MAX_CHARS + 1], script if script in ("arabic", "arabizi") else "")
-    not_poem = chars.foreign + sum(poem.dropped.get(k, 0) for k in NOT_THE_POEM)
-    for ln in lines:  # a line of words the asked script does not hold is text, not a line of the poem
-        # each word looked up in its own script's lexicon: Derja slipped into the other script is the
-        # script gate's to cost; words Derja has in neither script are not the poem's
-        known = [(_ARABIZI_WORDS if _latin(w) else _ARABIC_WORDS)[w] for w in ln.words]
-        if known and sum(known) < STRAY_LINE * len(known):
-            not_poem += len(ln.text)
-            continue
-        not_poem += _unknown_run(ln.words, known)
-    frame = 1.0
-    if not_poem:
-        frame = NOT_THE_POEM_CAP * max(0.0, 1.0 - not_poem / max(1, len(raw)))
-        sub["frame"] = frame
-    # the lines the prompt asks parted by ` ** `: every bayt, or the malzuma's opening
-    split = lines if spec.kind == "bayt" else lines[:1] if spec.opening else []
-    unmarked = any("**" not in ln.text for ln in split)
-    if chars.layout or any(poem.dropped.get(k, 0) for k in LAYOUT_MARKS) or unmarked:
-        sub["layout"] = LAYOUT_COST
-    if (glue := glue_gate(segments, script_name)) < 1.0:
-        sub["glue"] = glue
-    if (reuse := reuse_gate(segments, script_name)) < 1.0:
-        sub["reuse"] = reuse
-    if (listed := list_gate(segments, script_name)) < 1.0:
-        sub["list"] = listed
+    reading = Reading(
+        raw=raw,
+        poem=poem,
+        lines=lines,
+        spec=spec,
+        refs=refs,
+        asked=asked,
+        script=script,
+        words=words,
+        segments=[h for ln in lines for h in ln.hemi_words],
+        shortfall=ends.shortfall,
+        chars=classify(raw[: MAX_CHARS + 1], asked),
+        variety=detect(words, script, raw),
+    )
+    factors = {f.name: f.measure(reading) for f in FACTORS}
     base = sum([w * sub.get(k, 0.0) for k, w in weights]) / weight_sum
-    flaws = sub.pop("_flaws", 0)
-    lost_by = {k: sub.pop(f"_lost_{k}", 0.0) for k in FLAW_SUBSCORES}
-    if flaws:
-        lost = sum([w * lost_by[k] for k, w in weights if k in lost_by]) / weight_sum
-        if (top := min(FLAW_MAX, FLAW_COST * flaws) - lost) > 0:
+    shortfall = ends.shortfall
+    if shortfall.flaws:
+        lost = sum([w * shortfall.lost[k] for k, w in weights if k in shortfall.lost]) / weight_sum
+        if (top := min(FLAW_MAX, FLAW_COST * shortfall.flaws) - lost) > 0:
             pen["flaws"] = top
-    order = ORDER_FLOOR + (1.0 - ORDER_FLOOR) * sub["order"]
-    gates = gate * sub["language"] * sub["variety"] * order * glue * reuse * listed
-    gates *= form_gate * frame * sub.get("layout", 1.0)
+    gates = 1.0
+    for value in factors.values():
+        gates *= value
     q = (base - sum(pen.values())) * gates
     reward = max(-1.0, min(1.0, 2.0 * q - 1.0))
     if not math.isfinite(reward):
         reward = -1.0
+    sub.update(factors)
     out = {k: _round4(v) for k, v in sub.items()}
     out.update({f"p_{k}": _round4(v) for k, v in pen.items() if v > 0})
     out["quality"] = _round4(max(0.0, min(1.0, q)))
     reason = _reason(spec, sub, pen)
+    variety = reading.variety
     if variety.variety not in (DERJA, UNKNOWN):
         reason += f"; reads as {variety.variety} ({', '.join(variety.markers[:4])})"
-    if chars.foreign:
-        reason += f"; characters outside the poem's ({' '.join(chars.examples)})"
+    if reading.chars.foreign:
+        reason += f"; characters outside the poem's ({' '.join(reading.chars.examples)})"
     return Score(reward, out, reason)
 
 
@@ -423,7 +536,7 @@ def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
             n = len(h)
             # the body decides: a real rhyme word glued onto gibberish does not make it language
             body = h[:-1] if n >= 3 else h
-            known = 0  # a loop, not sum(map(word, body)): compiled, C additions and no call per word
+            known = 0
             for w in body:
                 known += table[w]
             worth = min(1.0, (known / len(body) - LINE_ZERO) / span)
@@ -436,7 +549,7 @@ def _language_gate(lines: list[Line], arabizi: bool, refrain: bool) -> float:
             if worth <= 0.0:
                 continue
             if len(body) >= 3:  # particles, pronouns and non-words only say nothing
-                for w in body:  # a loop, not all() over a filter: compiled, no call per word
+                for w in body:
                     if table[w] and not _FUNCTION_WORDS[w]:
                         break
                 else:
@@ -556,5 +669,4 @@ def _script_gate(poem: Poem, script: str | None) -> float:
         ratio = ar / total
     else:
         ratio = max(ar, lat) / total
-    zero, full = SCRIPT_RAMP
-    return max(0.0, min(1.0, (ratio - zero) / (full - zero)))
+    return ramp(ratio, *SCRIPT_RAMP)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from scorer.arabic import RhymeKey, contrast_similarity, rhyme, rhyme_similarity
@@ -42,15 +42,46 @@ agreement (0.5 for a malzuma's couplet and four bbbA stanzas sent for a mugef, w
 agrees at most a third (its last line or half-line of three or four) and passes."""
 REFRAIN_GATE_FLOOR = 0.5
 """An asked-for refrain multiplies the quality by FLOOR + (1 − FLOOR) × the share of stanzas that
-carry it: left out, half the form; missing once in five stanzas, 0.9."""
+carry it: left out, half the form; missing once in five stanzas, 0.9. A refrain the prompt says not
+to write (``references.refrain`` no) is the mirror: FLOOR + (1 − FLOOR) × the share without it."""
+STANZA_GATE_FLOOR = 0.5
+"""A strophic form is made of stanza rhymes that differ from the poem-wide rhyme: the quality is
+multiplied by min(1, FLOOR + the stanza sub-score) (internal rhyme × contrast), so one rhyme
+throughout (a qasida's, sent for a mugef) is half the form, and a stanza or two off pass."""
+CONTRAST_GATE_FLOOR = 0.5
+"""The gsim is made of two rhymes, its first halves' and its second halves': min(1, FLOOR + contrast)
+multiplies the quality, so one rhyme on both halves is half the form."""
+EXCESS_GATE_FLOOR = 0.5
+"""Stanzas (bayts) past the asked count (``references.stanzas``, else the form's range) are lines the
+prompt did not ask for, as added words are: the quality is multiplied by FLOOR × hi / n (the reward
+at most 0, still ordered by how far past the count the poem runs), beside the padding penalty."""
 
 
-def _gate(sub: dict[str, float], factor: float) -> None:
-    """Multiply the form gate (``sub["_size_gate"]``, which ``score.py`` takes out of the sub-scores
-    and multiplies the quality by) by ``factor``: every way a poem falls short of the form it was
-    asked for is one multiplication of that gate."""
-    if factor < 1.0:
-        sub["_size_gate"] = sub.get("_size_gate", 1.0) * max(0.0, factor)
+@dataclass(slots=True)
+class Shortfall:
+    """How a poem falls short of the form it was asked for, beside its sub-scores: ``gate``, the
+    product of every shortfall (the `form` factor of ``score.py``), and the honest flaws of a kept
+    form (FLAW_RHYME) with what they took from each sub-score that sees them (``score.py`` tops that
+    up to its floor per flaw)."""
+
+    gate: float = 1.0
+    complete: float = 1.0
+    """The share of the asked stanzas (bayts) written, at most 1: one of the shortfalls in ``gate``,
+    kept apart so that what is counted per poem can be read at the asked size."""
+    flaws: int = 0
+    lost: dict[str, float] = field(default_factory=dict)
+
+    def gate_by(self, factor: float) -> None:
+        """One way the poem falls short of the form: ``gate`` times ``factor`` (when under 1)."""
+        if factor < 1.0:
+            self.gate *= max(0.0, factor)
+
+    def flaw(self, flaws: int, **lost: float) -> None:
+        """``flaws`` more flaws, and what they took from each named sub-score."""
+        if flaws:
+            self.flaws += flaws
+            for k, v in lost.items():
+                self.lost[k] = self.lost.get(k, 0.0) + v
 
 
 def _int_ref(v: str | None) -> int | None:
@@ -139,15 +170,6 @@ def _off_rhyme(keys: list[RhymeKey]) -> int:
     return sum(1 for x in keys if x != rep and rhyme_similarity(x, rep) < FLAW_RHYME)
 
 
-def _flaws(sub: dict[str, float], flaws: int, **lost: float) -> None:
-    """Count flaws in ``sub["_flaws"]``, and what they took from each sub-score in ``sub["_lost_<name>"]``:
-    ``score.py`` takes both out of the sub-scores and tops what was lost up to its floor per flaw."""
-    if flaws:
-        sub["_flaws"] = sub.get("_flaws", 0) + flaws
-        for k, v in lost.items():
-            sub[f"_lost_{k}"] = sub.get(f"_lost_{k}", 0.0) + v
-
-
 def _count_score(n: int, target: int, lo: int, hi: int) -> float:
     """Peaked at the target; gentle inside the allowed range, steeper outside."""
     if n == target:
@@ -162,6 +184,7 @@ def _count_score(n: int, target: int, lo: int, hi: int) -> float:
 def _score_count(
     sub: dict[str, float],
     pen: dict[str, float],
+    shortfall: Shortfall,
     n: int,
     spec: FormSpec,
     refs: dict[str, str],
@@ -178,10 +201,12 @@ def _score_count(
     sub["count"] = _count_score(n, target, lo, hi)
     if n > hi:
         pen["pad"] = min(0.5, pad_rate * (n - hi))
+        shortfall.gate_by(EXCESS_GATE_FLOOR * hi / n)
     # completeness: a poem pays for every stanza (bayt) it leaves out of the asked count (without
     # `references.stanzas`, the form's default), so half of the form can never score above 0.3 (and
     # dropping a stanza never raises the reward)
-    _gate(sub, n / target)
+    shortfall.complete = min(1.0, n / target)
+    shortfall.gate_by(n / target)
 
 
 def _iso(lengths: list[int]) -> float:
@@ -201,11 +226,13 @@ def _iso(lengths: list[int]) -> float:
 
 @dataclass(slots=True)
 class Ends:
-    """Rhyme-position words in order (for īṭāʾ), all scored lines, and refrain lines."""
+    """Rhyme-position words in order (for īṭāʾ), all scored lines, refrain lines, and how the poem
+    falls short of its form."""
 
     words: list[list[str]]
     lines: list[Line]
     segment_words: list[list[str]]
+    shortfall: Shortfall
 
 
 def score_strophic(
@@ -321,7 +348,8 @@ def score_strophic(
         stanza_groups.append(keys[:-1])
 
     n = len(sizes)
-    _score_count(sub, pen, n, spec, refs, pad_rate=0.08)
+    shortfall = Shortfall()
+    _score_count(sub, pen, shortfall, n, spec, refs, pad_rate=0.08)
 
     sub["main"] = _pair_mean(main_keys) if len(main_keys) >= 2 else 0.0
     stanza_scores: list[float] = []
@@ -364,7 +392,7 @@ def score_strophic(
         else:
             off = klo - mode if mode < klo else mode - khi
             fit = max(0.0, 0.7 - 0.25 * off)
-            _gate(sub, SIZE_GATE_FIRST - SIZE_GATE_STEP * (off - 1))
+            shortfall.gate_by(SIZE_GATE_FIRST - SIZE_GATE_STEP * (off - 1))
         sub["size"] = consistency * fit
         # the size a stanza should have: the form's, or where the form leaves it free, the poem's own
         expected = k if klo == khi else min(max(mode, klo), khi)
@@ -374,21 +402,22 @@ def score_strophic(
             if sizes[-1] != expected:
                 off_size.remove(sizes[-1])
         size_lost = sum([min(1.0, abs(s - mode) / mode) for s in off_size]) * fit / len(sizes)
-        _flaws(sub, len(off_size), size=size_lost)
+        shortfall.flaw(len(off_size), size=size_lost)
     else:
         sub["size"] = 0.0
 
     if stanza_scores:
         share = rhyme_lost / len(stanza_scores)
-        _flaws(sub, rhyme_flaws, stanza=share, contrast=share)
+        shortfall.flaw(rhyme_flaws, stanza=share, contrast=share)
 
     if spec.refrain != "none":
         share = refrain_credit * refrain_ok / n if n else 0.0
         if refrain_mode == "yes":
             sub["refrain"] = share
-            _gate(sub, REFRAIN_GATE_FLOOR + (1.0 - REFRAIN_GATE_FLOOR) * share)
+            shortfall.gate_by(REFRAIN_GATE_FLOOR + (1.0 - REFRAIN_GATE_FLOOR) * share)
         elif refrain_mode == "no":
             sub["refrain"] = 1.0 - 0.5 * share
+            shortfall.gate_by(1.0 - (1.0 - REFRAIN_GATE_FLOOR) * share)
         else:
             sub["refrain"] = 0.7 + 0.3 * share
         extra = refrain_extra + max(0, refrain_ok - n)
@@ -396,20 +425,21 @@ def score_strophic(
             pen["refrain"] = min(0.6, 0.15 * extra)
     if spec.opening and len(opening) < 2:
         sub["main"] *= 0.8
-    _gate(sub, RHYME_GATE_FLOOR + sub["main"])
+    shortfall.gate_by(RHYME_GATE_FLOOR + sub["main"])
+    shortfall.gate_by(STANZA_GATE_FLOOR + sub["stanza"])
     n_open = len(main_keys) - n
     if n_open and n:
         # the opening is in the poem-wide rhyme: a stanza in its place (a mugef sent for a
         # malzuma) is half the form
-        _gate(sub, RHYME_GATE_FLOOR + _cross_mean(main_keys[:n_open], main_keys[n_open:], {}))
+        shortfall.gate_by(RHYME_GATE_FLOOR + _cross_mean(main_keys[:n_open], main_keys[n_open:], {}))
 
     if head is not None and not spec.opening and n >= 2 and head[0] <= OPENING_LINES:
         # a form without an opening that opens in its poem-wide rhyme: another form's maṭlaʿ (a
         # malzuma sent for a mugef), the mirror of the gate above
-        _gate(sub, RHYME_GATE_FLOOR + 1.0 - _cross_mean(head[1], main_keys[n_open + 1 :], {}))
+        shortfall.gate_by(RHYME_GATE_FLOOR + 1.0 - _cross_mean(head[1], main_keys[n_open + 1 :], {}))
 
     sub["iso"] = _iso([len("".join(s)) for s in segs_all])  # letters per segment
-    return Ends([end_words], lines_all, [ln.words for ln in lines_all])
+    return Ends([end_words], lines_all, [ln.words for ln in lines_all], shortfall)
 
 
 # --- bayt forms --------------------------------------------------------------------------------------
@@ -442,7 +472,8 @@ def score_bayt(
                     pairs.append((w, w))
         scored_lines = lines
     n = len(pairs)
-    _score_count(sub, pen, n, spec, refs, pad_rate=0.04)
+    shortfall = Shortfall()
+    _score_count(sub, pen, shortfall, n, spec, refs, pad_rate=0.04)
     # a bayt whose caesura mark opens or closes it has an empty hemistich: half a bayt (a poem of
     # second halves only is half the form), so every bayt half written is half what was asked
     half = 0
@@ -450,21 +481,22 @@ def score_bayt(
         t = ln.text.strip()
         half += len(ln.halves) < 2 and (t.startswith("*") or t.endswith("*"))
     if half:
-        _gate(sub, 1.0 - 0.5 * half / n)
+        shortfall.gate_by(1.0 - 0.5 * half / n)
     firsts = [rhyme(a[-1]) for a, _ in pairs]
     seconds = [rhyme(b[-1]) for _, b in pairs]
     sub["main"] = _pair_mean(seconds) if n >= 2 else 0.0
-    _gate(sub, RHYME_GATE_FLOOR + sub["main"])
+    shortfall.gate_by(RHYME_GATE_FLOOR + sub["main"])
     sub["halves"] = split_ok / n if n else 0.0
     if spec.first_half == "shared":
         sub["first"] = _pair_mean(firsts) if n >= 2 else 0.0
         # the gsim's first halves are its stanza rhyme: one off it is a flaw
-        _flaws(sub, _off_rhyme(firsts), first=1.0 - sub["first"])
-        _gate(sub, RHYME_GATE_FLOOR + sub["first"])
+        shortfall.flaw(_off_rhyme(firsts), first=1.0 - sub["first"])
+        shortfall.gate_by(RHYME_GATE_FLOOR + sub["first"])
         # first and second halves must differ; a pair without a rhyme (a one-letter end) earns nothing
         sub["contrast"] = sum(
             1.0 - contrast_similarity(a, b) for a, b in zip(firsts, seconds, strict=True) if a.rawi and b.rawi
         ) / max(n, 1)
+        shortfall.gate_by(CONTRAST_GATE_FLOOR + sub["contrast"])
     segs = [p for pair in pairs for p in pair]
     sub["iso"] = _iso([len("".join(s)) for s in segs])  # letters per segment
     words = [[b[-1] for _, b in pairs]]
@@ -472,7 +504,7 @@ def score_bayt(
         words.append([a[-1] for a, _ in pairs])
     # A one-word hemistich is the bayt forms' "one-word line", a two-word one a stub.
     short_penalty([len(s) for s in segs], 1.2, pen)
-    return Ends(words, scored_lines, [])
+    return Ends(words, scored_lines, [], shortfall)
 
 
 def short_penalty(lengths: list[int], one_word_rate: float, pen: dict[str, float]) -> None:

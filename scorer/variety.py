@@ -22,6 +22,16 @@ phonetic fold (``arabizi_fold``), then by its ending (``-ech`` Tunisian; ``-ou``
 words only: a word Tunisians also say is listed for both (split) or for neither, and the morphology
 votes above stay Tunisian's and Moroccan's (extending them would thin every Derja poem's evidence).
 
+Latin script also hears every word: a character n-gram classifier (``scorer.ngrams``, trained on
+real Arabizi, French, English and Maltese text credited in ``lexicon/varieties/model/NOTICE.md``)
+adds each distinct word's vote (READ_WEIGHT) to the markers', because Arabizi Derja written in
+words no list holds, or Algerian written in Tunisian-looking ones, fooled the lists; its Tunisian
+reading proves a marker-free poem Derja when it outweighs the others together. Arabic script keeps
+markers only (READ_SCRIPTS: its model does not separate genuine Derja poems from Derja word salads)
+and uses its model for one check: a marker read behind و/ف counts only if the whole word is not
+read as more Tunisian (وجوه 'faces' is no و + Egyptian جوه). A shadda in the raw text keeps Derja
+لمّ apart from MSA's لم (SHADDA_APART).
+
 The verdict counts marker weight per variety: the variety with the most wins; Tunisian wins a tie
 only with a marker of its own (a tie of shared markers alone is ``unknown``), and a text with no
 marker at all is ``unknown``. ``derja`` is Tunisian's share of the weight of Tunisian and its
@@ -36,8 +46,10 @@ Cost: one C-level ``map`` over the words through a per-word cache (a run's vocab
 as for the lexicon's lookups); a word met for the first time costs a table lookup or two (clitic
 forms و/ف/w- are in the tables), an ``endswith`` for the morphology rules, for Latin a ``lower()``
 and, on a spelling miss, the (cached) fold; a poem holding the pronoun
-(انا, ana) adds one C-level pass that picks the words after it. Tables load once at import.
-Pure: no I/O after import, no randomness.
+(انا, ana) adds one C-level pass that picks the words after it; a Latin-script poem adds one cached
+vote per distinct word. The marker tables load at import; a classifier's table is read on its
+script's first use (``ngrams.load``, cached), never at import. No randomness; sums run in the
+words' order, never a set's (the same float whatever PYTHONHASHSEED).
 """
 
 from __future__ import annotations
@@ -50,6 +62,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from scorer import msa as _msa
+from scorer import ngrams
 from scorer.arabic import arabizi_fold, normalize_arabic
 from scorer.lexicon import WordTable
 from scorer.morphology import (
@@ -137,6 +150,24 @@ _I = PRONOUN_I["arabic"]
 _LATIN_I = frozenset(f(w) for w in PRONOUN_I["arabizi"] for f in (str.lower, str.capitalize, str.upper))
 """As the words come (case kept): lower-casing every word of a poem to find one would cost more
 than the lookups."""
+READ_SCRIPTS = frozenset({"arabizi"})
+"""Scripts whose verdict adds the classifier's votes (``scorer.ngrams``) to the markers'. In Latin
+script Derja's spelling sets it apart (the Tunisian vote is 0.43 of all on the median genuine poem
+of tests/redteam_rounds), so its reading alone proves a text Derja (``Variety.counts``). Arabic
+script keeps markers only: its model reads poems weakly (Tunisian vote share 0.26 on the median
+genuine Derja poem, 0.21 on word salads and lists of Derja words), and it serves only to check a
+marker read behind a clitic (`_clitic_confirmed`)."""
+READ_WEIGHT = 1.0
+"""What the classifier's vote of one word (at most 1) weighs against one marker. Chosen between 0.5
+and 1 on the development half of ``bench/data/varieties`` and the genuine poems of
+``tests/redteam_rounds``: with the model's vote threshold (``ngrams.VOTE_FROM``) only words it is
+sure of vote, and a whole vote reads more of the other varieties right."""
+CLOSE = 0.3
+"""A lead under this weight names no variety (``unknown``) unless it is Derja's with a marker of its
+own, or comes from markers alone: the classifier's votes on a two-line text are a few tenths, and
+a text its words leave at a near tie is not read as any variety (its Derja share stays near 0.5)."""
+READ_MIN = 0.5
+"""A text with no marker is ``unknown`` unless the classifier's votes reach this (times READ_WEIGHT)."""
 
 
 Hit = tuple[Vote, str]
@@ -154,9 +185,12 @@ class Variety(NamedTuple):
     """Tunisian's share of Tunisian + its strongest rival's marker weight, with PRIOR: in (0, 1),
     0.5 when nothing was found or on a tie, above 0.5 exactly when Tunisian leads."""
     evidence: float
-    """Total marker weight found (0 for ``unknown``)."""
+    """The sum of ``counts``."""
     counts: dict[str, float]
-    """Marker weight per variety."""
+    """Marker and classifier weight per variety. Tunisian's holds the classifier's Tunisian vote
+    only when it outweighs the votes of every other variety together (the classifier reads the text
+    as Derja, not merely as leaning to it): ``scorer.score`` treats a text with no Tunisian weight
+    at all as unproven, and a marker-free Derja text the classifier reads as Derja is proven."""
     markers: tuple[str, ...]
     """Up to MAX_MARKERS markers found, ``word:variety`` (``a+b`` when shared), for the reason."""
     foreign: float = 0.0
@@ -167,6 +201,9 @@ class Variety(NamedTuple):
     by it, whatever the Derja share (and by MSA_DOSE's ramp on ``msa``)."""
     msa: float = 0.0
     """MSA's own weight (``scorer.msa``), each distinct form once."""
+    read: dict[str, float] | None = None
+    """The classifier's votes per variety (``scorer.ngrams``, times READ_WEIGHT), already in
+    ``counts``; None for a script that reads markers only (READ_SCRIPTS)."""
 
 
 def _expand(token: str) -> list[str]:
@@ -223,20 +260,25 @@ def _with_clitics(table: dict[str, Vote], clitics: tuple[str, ...], blocked: set
     return out
 
 
-def _load_arabic() -> dict[str, Vote]:
+def _load_arabic() -> tuple[dict[str, Vote], frozenset[str]]:
+    """(table, the forms `_with_clitics` added to it)."""
     d = DIR / "arabic"
     per = {v: {normalize_arabic(w): x for w, x in _read(d / f"{v}.txt").items()} for v in VARIETIES["arabic"]}
     shared = {normalize_arabic(w) for w in _read(d / "shared.txt")}
-    return _with_clitics(_votes(per, shared), AR_CLITICS, shared)
+    listed = _votes(per, shared)
+    table = _with_clitics(listed, AR_CLITICS, shared)
+    return table, frozenset(table.keys() - listed.keys())
 
 
-def _load_latin() -> tuple[dict[str, Vote], dict[str, Vote]]:
-    """(spelling table, fold table). A spelling that is shared maps to ``()`` so the lookup stops
-    there instead of trying the fold."""
+def _load_latin() -> tuple[dict[str, Vote], dict[str, Vote], frozenset[str]]:
+    """(spelling table, fold table, the spellings `_with_clitics` added). A spelling that is shared
+    maps to ``()`` so the lookup stops there instead of trying the fold."""
     d = DIR / "arabizi"
     per = {v: {w.lower(): x for w, x in _read(d / f"{v}.txt").items()} for v in VARIETIES["arabizi"]}
     shared = {w.lower() for w in _read(d / "shared.txt")}
-    spell = _with_clitics(_votes(per, shared), LATIN_CLITICS, shared)
+    listed = _votes(per, shared)
+    spell = _with_clitics(listed, LATIN_CLITICS, shared)
+    clitic_forms = frozenset(spell.keys() - listed.keys())
     for w in shared:
         spell[w] = ()
     folded: dict[str, dict[str, float]] = {}
@@ -249,12 +291,7 @@ def _load_latin() -> tuple[dict[str, Vote], dict[str, Vote]]:
             if f:
                 folded[v][f] = max(x, folded[v].get(f, 0.0))
     fold_shared = {arabizi_fold(w) for w in shared}
-    return spell, _votes(folded, fold_shared)
-
-
-def marker_words(script: str, variety: str) -> frozenset[str]:
-    """The words of one variety's marker file, lower-cased."""
-    return frozenset(w.lower() for w in _read(DIR / script / f"{variety}.txt"))
+    return spell, _votes(folded, fold_shared), clitic_forms
 
 
 def _hits(table: dict[str, Vote]) -> dict[str, Hit]:
@@ -266,8 +303,8 @@ def _hit(word: str, vote: Vote) -> Hit:
     return vote, f"{word}:{'+'.join(v for v, _ in vote)}"
 
 
-_AR_VOTES = _load_arabic()
-_SPELL_VOTES, _FOLD_VOTES = _load_latin()
+_AR_VOTES, _AR_CLITIC_FORMS = _load_arabic()
+_SPELL_VOTES, _FOLD_VOTES, _LATIN_CLITIC_FORMS = _load_latin()
 ARABIC_TABLE: dict[str, Hit] = _hits(_AR_VOTES)
 LATIN_SPELLING: dict[str, Hit] = _hits(_SPELL_VOTES)
 LATIN_FOLD: dict[str, Hit] = _hits(_FOLD_VOTES)
@@ -275,12 +312,19 @@ _MALTESE_VOTE: Vote = (("maltese", 1.0),)
 _LABEL = itemgetter(1)
 
 
-def _verdict(order: tuple[str, ...], hits: list[Hit], script: str = "arabic", msa: float = 0.0) -> Variety:
-    """Sum the votes (a Derja-only marker word once, every other vote per use); the plurality
-    variety wins. A tie at the top that includes Derja goes to
-    Derja when it has a marker of its own, else it is ``unknown`` (مش and ايه alone are Tunisian,
-    Egyptian and Levantine alike); a tie between other varieties goes by ``order``. One other
-    dialect's own markers past FOREIGN_DOSE's zero make it the variety, whatever Derja's weight."""
+def _verdict(
+    order: tuple[str, ...],
+    hits: list[Hit],
+    script: str = "arabic",
+    msa: float = 0.0,
+    read: dict[str, float] | None = None,
+) -> Variety:
+    """Sum the votes (a Derja-only marker word once, every other vote per use) and the
+    classifier's (``read``: each distinct word's vote, times READ_WEIGHT); the plurality variety
+    wins. A tie at the top that includes Derja goes to Derja when it has a marker of its own, else
+    it is ``unknown`` (مش and ايه alone are Tunisian, Egyptian and Levantine alike); a tie between
+    other varieties goes by ``order``. One other dialect's own markers past FOREIGN_DOSE's zero
+    make it the variety, whatever Derja's weight."""
     counts = dict.fromkeys(order, 0.0)
     foreign = dict.fromkeys(order, 0.0)
     own = 0.0
@@ -306,23 +350,49 @@ def _verdict(order: tuple[str, ...], hits: list[Hit], script: str = "arabic", ms
         else:
             for v, weight in vote:
                 counts[v] += weight
-    markers = tuple(map(_LABEL, hits[:MAX_MARKERS]))
+    markers = list(map(_LABEL, hits[:MAX_MARKERS]))
+    read = read or {}
+    for v, weight in read.items():
+        counts[v] += weight
+    if read:  # the model has no text of these varieties: its Tunisian reading is theirs too
+        for v in order:
+            if v not in read and counts[v] > 0.0:
+                counts[v] += read[DERJA]
+    unproven = 0.0  # the Tunisian reading left out of the counts returned (see Variety.counts)
+    if read and read[DERJA] < sum(read.values()) - read[DERJA]:
+        unproven = read[DERJA]
     free, zero = MSA_DOSE[script]
     msa_gate = min(1.0, max(0.0, (zero - msa) / (zero - free)))
-    if not hits:
-        return Variety("msa" if msa_gate == 0.0 else UNKNOWN, 0.5, 0.0, counts, markers, 0.0, msa_gate, msa)
+    if read:
+        best = max(read, key=read.__getitem__)
+        markers.append(f"~{best}:{read[best]:.1f}")  # the classifier's reading, for the reason
+    if not hits and sum(read.values()) < READ_MIN:
+        counts[DERJA] -= unproven
+        return Variety(
+            "msa" if msa_gate == 0.0 else UNKNOWN,
+            0.5,
+            sum(counts.values()),
+            counts,
+            tuple(markers),
+            0.0,
+            msa_gate,
+            msa,
+            read,
+        )
     tn = counts[DERJA]
     rival, first = -1.0, ""
     for v in order[1:]:  # order[0] is DERJA
         if counts[v] > rival:
             rival, first = counts[v], v
     derja = (tn + PRIOR / 2) / (tn + rival + PRIOR)
-    if tn > rival or (tn == rival and own > 0.0):
+    if not read:  # markers only: the plurality, Derja winning a tie with a marker of its own
+        variety = DERJA if tn > rival or (tn == rival and own > 0.0) else UNKNOWN if tn == rival else first
+    elif tn - rival >= CLOSE or (tn >= rival and own > 0.0):
         variety = DERJA
-    elif tn == rival:
-        variety = UNKNOWN
-    else:
+    elif rival - tn >= CLOSE:
         variety = first
+    else:
+        variety = UNKNOWN
     top = max((v for v in order if v not in FOREIGN_EXEMPT), key=foreign.__getitem__)
     free, zero = FOREIGN_DOSE[script]
     gate = min(1.0, max(0.0, (zero - foreign[top]) / (zero - free)))
@@ -331,7 +401,10 @@ def _verdict(order: tuple[str, ...], hits: list[Hit], script: str = "arabic", ms
     if msa_gate == 0.0 and variety in (DERJA, UNKNOWN):
         variety = "msa"
     gate = min(gate, msa_gate)
-    return Variety(variety, derja, sum(counts.values()), counts, markers, foreign[top], gate, msa)
+    counts[DERJA] -= unproven
+    return Variety(
+        variety, derja, sum(counts.values()), counts, tuple(markers), foreign[top], gate, msa, read
+    )
 
 
 _I_VOTE: Vote = tuple((v, 1.0 / 3) for v in ("msa", "gulf", "iraqi"))
@@ -343,6 +416,15 @@ _FIRST_PERSON_HIT: Hit = (
 )
 _FIRST_PERSON_HIT_LATIN: Hit = (_FIRST_PERSON_HIT[0], "ana+n-:tunisian+moroccan")
 _NEGATION_APART_HIT: Hit = (NEGATION_VOTE, "ما …ش:tunisian+moroccan+egyptian")
+_NOT_WORD, _NOT_WORD_AFTER = r"(?<![^\W_])", r"(?![^\W_])"
+SHADDA_APART: dict[str, re.Pattern[str]] = {
+    form: re.compile(_NOT_WORD + clitic + "لم[\u064b-\u0650\u0652]?\u0651[\u064b-\u0652]?" + _NOT_WORD_AFTER)
+    for clitic, form in (("", "لم"), ("و", "ولم"), ("ف", "فلم"))
+}
+"""Marker forms the fold to letters merges with a Derja word that differs by a shadda only: لمّ
+(lamm, 'gather', نلمّ العايلة) folds to MSA's negation لم. A form met in the raw text with the
+shadda on its last letter (one vowel sign before or after it) is that word, not the marker. Each
+pattern is a fixed string with two optional marks: linear."""
 NEGATION_APART = frozenset({"ما", "وما", "فما"})
 """The words that open a ``ما…ش`` negation written apart (see NEGATED_LETTERS)."""
 NEGATED_LETTERS = 5
@@ -354,10 +436,14 @@ poem may carry its Derja only in such negations."""
 
 def _arabic_hit(word: str) -> Hit:
     """A normalised Arabic-script word's Hit, ``()`` when it marks nothing: the table, else the
-    morphology rules for a word ending in one of TAILS. Asked through `_ARABIC_HITS`, a table
-    filled per word (a run's vocabulary repeats), so a poem costs one C-level dict lookup per word."""
+    morphology rules for a word ending in one of TAILS. A marker read behind a clitic (و/ف + a
+    listed word) counts only when the classifier does not read the whole word as another variety
+    (`_clitic_confirmed`). Asked through `_ARABIC_HITS`, a table filled per word (a run's
+    vocabulary repeats), so a poem costs one C-level dict lookup per word."""
     hit = ARABIC_TABLE.get(word)
     if hit is not None:
+        if word in _AR_CLITIC_FORMS and not _clitic_confirmed(word, hit[0], "arabic"):
+            return ()
         return hit
     if word.endswith(TAILS) and (vote := arabic_morphology(word)):
         return _hit(word, vote)
@@ -370,6 +456,8 @@ def _latin_hit(word: str) -> Hit:
     low = word.lower()
     hit = LATIN_SPELLING.get(low)
     if hit is not None:
+        if low in _LATIN_CLITIC_FORMS and not _clitic_confirmed(low, hit[0], "arabizi"):
+            return ()
         return hit
     if not low.isascii() and not MALTESE_LETTERS.isdisjoint(low):
         return _hit(word, _MALTESE_VOTE)
@@ -378,6 +466,22 @@ def _latin_hit(word: str) -> Hit:
         return hit
     vote = latin_morphology(low)
     return _hit(word, vote) if vote else ()
+
+
+def _clitic_confirmed(word: str, vote: Vote, script: str) -> bool:
+    """A clitic form of another variety's marker (وجوه read as و + Egyptian جوه 'inside') is that
+    marker only if the classifier, reading the whole word, gives the marker's varieties at least its
+    Tunisian vote (وجوه 'faces' reads as Tunisian, so it is no Egyptian word). A clitic form of a
+    marker Tunisian shares always counts, as does one of a variety the model does not cover. Asked
+    once per word (the hit tables cache it): the model is read on the first such word."""
+    named = {v for v, _ in vote}
+    if DERJA in named:
+        return True
+    model = ngrams.load(script)
+    if model is None or not named.issubset(model.varieties):
+        return True
+    votes = model.votes[word]
+    return sum(x for v, x in zip(model.varieties, votes, strict=True) if v in named) >= votes[0]
 
 
 _ARABIC_HITS = WordTable(_arabic_hit)
@@ -398,6 +502,8 @@ def detect_arabic(words: Iterable[str], raw: str = "") -> Variety:
     """Variety of normalised Arabic-script words (``scorer.arabic.normalize_arabic``'s output, as
     the scorer's ``Line.words`` are); ``raw``, the text before folding, shows MSA's أ- first person."""
     ws = words if isinstance(words, list) else list(words)
+    if "\u0651" in raw:
+        ws = _shadda_apart(ws, raw)
     hits = list(filter(None, map(_ARABIC_HITS.__getitem__, ws)))
     if not _I.isdisjoint(ws):  # the words after a pronoun, picked in C (a Python loop per pair costs)
         hits += [_FIRST_PERSON_HIT for b in compress(ws[1:], map(_I.__contains__, ws)) if _n_verb(b)]
@@ -413,6 +519,30 @@ def detect_arabic(words: Iterable[str], raw: str = "") -> Variety:
     return _verdict(VARIETIES["arabic"], hits, "arabic", _msa.arabic_weight(ws, verbs, un_verbs)[0])
 
 
+def _reading(script: str, ws: list[str]) -> dict[str, float] | None:
+    """The classifier's votes per variety over the distinct words, times READ_WEIGHT (None for a
+    script not in READ_SCRIPTS or without a model)."""
+    model = ngrams.load(script) if script in READ_SCRIPTS else None
+    if model is None:
+        return None
+    return {v: x * READ_WEIGHT for v, x in zip(model.varieties, model.poem_votes(ws), strict=True)}
+
+
+def _shadda_apart(ws: list[str], raw: str) -> list[str]:
+    """The words without the marker forms a shadda tells apart (SHADDA_APART): as many of them
+    as the raw text writes with a shadda (لمّ 'gather' is not MSA's لم 'did not')."""
+    for word, pattern in SHADDA_APART.items():
+        if word in ws and (n := len(pattern.findall(raw))):
+            out = []
+            for w in ws:
+                if n and w == word:
+                    n -= 1
+                    continue
+                out.append(w)
+            ws = out
+    return ws
+
+
 def detect_latin(words: Iterable[str]) -> Variety:
     """Variety of Latin-script words as the scorer gives them (case kept, digits inside words):
     the lower-cased spelling first; a spelling not listed is folded (``arabizi_fold``) and looked
@@ -423,7 +553,7 @@ def detect_latin(words: Iterable[str]) -> Variety:
         hits += [
             _FIRST_PERSON_HIT_LATIN for b in compress(ws[1:], map(_LATIN_I.__contains__, ws)) if _n_word(b)
         ]
-    return _verdict(VARIETIES["arabizi"], hits, "arabizi", _msa.latin_weight(ws)[0])
+    return _verdict(VARIETIES["arabizi"], hits, "arabizi", _msa.latin_weight(ws)[0], _reading("arabizi", ws))
 
 
 def word_vote(word: str, script: str) -> Vote:

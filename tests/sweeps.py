@@ -1,15 +1,14 @@
 """Agreement tests run on a fixed, seeded sample; the full sweep stays one marker away.
 
-A test that proves two implementations agree (the compiled scoring core and its sources, two hash
-salts, a fast path and the plain formulation it replaced) guards code that changes rarely and needs
-no thousands of cases on every edit. Each such test is two tests: ``[sample]`` runs a fixed, seeded
-sample of the cases (the same cases every run, so a failure reproduces) and is part of
-``make test-fast``; ``[full]`` runs every case and is marked slow, so ``make test`` runs it. Both
-assert the same agreement on each case they run: a disagreement on the sample fails ``[sample]``,
-one anywhere fails ``[full]``.
+A test that proves two implementations agree (two hash salts, a fast path and the plain formulation
+it replaced) guards code that changes rarely and needs no thousands of cases on every edit. Each
+such test is two tests: ``[sample]`` runs a fixed, seeded sample of the cases (the same cases every
+run, so a failure reproduces) and is part of ``make test-fast``; ``[full]`` runs every case and is
+marked slow, so ``make test`` runs it. Both assert the same agreement on each case they run: a
+disagreement on the sample fails ``[sample]``, one anywhere fails ``[full]``.
 
 Only the full sweeps: ``pytest -m slow -k full tests/test_scorer_hash_order.py
-tests/test_scorer_compiled.py tests/test_scorer_fastpaths.py tests/test_scorer_linear.py``.
+tests/test_scorer_fastpaths.py tests/test_scorer_linear.py``.
 """
 
 from __future__ import annotations
@@ -44,7 +43,7 @@ def sampled_given(*, sample: int, full: int, **strategies: SearchStrategy[Any]) 
     slow) draws `full`. Derandomized, as the property tests of the scorer are: the same examples every
     run, and a failure names its falsifying example as ``@given`` does."""
 
-    from hypothesis import given, settings  # here: tests/test_scorer_compiled.py's process needs none
+    from hypothesis import given, settings  # here: a module that only samples cases needs none
 
     examples = {False: sample, True: full}
 

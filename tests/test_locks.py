@@ -1,6 +1,6 @@
 """The hashed locks (``make lock``) against the pins people edit. Every install reads a lock, never the
-pins: the venv the dev lock (Makefile), the scorer image ``scorer/requirements.lock`` and its build
-stage ``scorer/requirements-build.lock`` (scorer/Dockerfile), all with ``--require-hashes``. A pin
+pins: the venv the dev lock (Makefile), the scorer image ``scorer/requirements.lock``
+(scorer/Dockerfile), both with ``--require-hashes``. A pin
 edited without ``make lock`` would install the old version silently; these tests catch it first."""
 
 from __future__ import annotations
@@ -11,13 +11,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-INPUTS = (
-    "requirements-dev.txt",
-    "requirements.txt",
-    "scorer/requirements.txt",
-    "scorer/requirements-build.txt",
-)
-"""The pins people edit; each one's lock is beside it (X.txt -> X.lock), as the Makefile's LOCKS."""
+INPUTS = tuple(re.search(r"^LOCK_INPUTS := (.+)$", (ROOT / "Makefile").read_text(), re.M).group(1).split())
+"""The pins people edit, read from the Makefile's LOCK_INPUTS; each one's lock is beside it (X.txt ->
+X.lock)."""
 HASH = re.compile(r"--hash=sha256:[0-9a-f]{64}")
 
 

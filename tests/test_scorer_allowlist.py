@@ -147,7 +147,7 @@ def test_words_around_the_poem_score_at_most_zero_and_keep_its_order(frame: str,
 def test_a_genuine_poem_in_the_asked_format_has_no_frame_and_no_layout(path: Path) -> None:
     script = "arabizi" if path.parent.name == "arabizi" else "arabic"
     got = score(path.read_text(encoding="utf-8"), {"form": path.stem, "script": script})
-    assert "frame" not in got.subscores and "layout" not in got.subscores, got.subscores
+    assert got.subscores["frame"] == got.subscores["layout"] == 1.0, got.subscores
     assert got.reward > 0.8
 
 
@@ -202,3 +202,29 @@ def test_each_character_is_the_poems_layout_or_foreign(
 ) -> None:
     got = classify(text, script)
     assert (got.foreign, got.layout, got.other_script) == (foreign, layout, other), got
+
+
+@pytest.mark.parametrize(
+    "insert",
+    ["(يعاود الجمهور)", "[Marseille]", "«الليل»", '"الليل"', "“الليل”"],
+    ids=["parentheses", "brackets", "guillemets", "quotes", "typographic-quotes"],
+)
+def test_brackets_and_quotation_marks_are_not_a_poets_punctuation(insert: str) -> None:
+    """A stage direction, a gloss or a title between brackets or quotation marks is text for another
+    reader (no genuine poem of the rounds holds one): the frame holds the reward at or under 0."""
+    first, rest = POEM.split("\n", 1)
+    got = score(f"{first} {insert}\n{rest}", AR)
+    assert got.subscores["frame"] <= 0.5 and got.reward <= 0.0, got
+
+
+def test_a_label_opening_a_line_is_not_the_poem_but_a_poets_colon_is() -> None:
+    """One or two words and a colon opening a line label it, whatever the words (a speaker, a part);
+    a colon later in the line, before what is said, is the poem's own."""
+    first, rest = POEM.split("\n", 1)
+    for label in ("الشاعر: ", "الراوي الأول: ", "Lui : "):
+        got = score(f"{label}{first}\n{rest}", AR)
+        assert got.subscores["frame"] < 1.0 and got.reward <= 0.0, (label, got)
+    words = first.split(" ** ")[0].split()
+    spoken = " ".join(words[:4]) + ": " + " ".join(words[4:])
+    kept = score(POEM.replace(" ".join(words), spoken, 1), AR)
+    assert kept.subscores["frame"] == 1.0 and kept.reward >= PLAIN - 0.05, kept

@@ -528,3 +528,36 @@ def test_reward_is_finite_for_odd_inputs() -> None:
         for form in FORMS:
             r = score(text, ref(form)).reward
             assert math.isfinite(r) and -1.0 <= r <= 1.0
+
+
+def test_every_factor_of_the_table_is_reported_and_their_product_is_what_the_quality_pays() -> None:
+    """One table composes the reward (score.FACTORS): each factor appears in the sub-scores under its
+    name, and a poem whose factors are all 1 is paid its form alone, while one factor under 1 lowers
+    the quality by that factor (a title line: the frame factor)."""
+    from scorer.score import FACTORS, NOT_THE_POEM_CAP
+
+    poem = (SAMPLES / "malzuma.txt").read_text(encoding="utf-8")
+    refs = {"form": "malzuma", "script": "arabic"}
+    clean = score(poem, refs)
+    assert {f.name for f in FACTORS} <= set(clean.subscores), clean.subscores
+    assert all(clean.subscores[f.name] == 1.0 for f in FACTORS), clean.subscores
+    titled = score("قصيدة الليل الطويل في تونس\n\n" + poem, refs)
+    assert titled.subscores["frame"] <= NOT_THE_POEM_CAP and titled.reward <= 0.0, titled
+    product = 1.0
+    for f in FACTORS:
+        product *= titled.subscores[f.name]
+    assert product == pytest.approx(titled.subscores["quality"] / clean.subscores["quality"], abs=2e-3)
+
+
+@pytest.mark.parametrize("form", ["qasida", "mugef"])
+def test_stanzas_past_the_asked_count_are_lines_not_asked_for(form: str) -> None:
+    """The prompt fixes the count: a poem one stanza (bayt) past it scores at most 0, two past it
+    less, as added words do; the same poem asked for its own count keeps its reward."""
+    poem = (SAMPLES / f"{form}.txt").read_text(encoding="utf-8")
+    units = [b for b in poem.split("\n\n" if form == "mugef" else "\n") if b.strip()]
+    refs = {"form": form, "script": "arabic"}
+    own = score(poem, {**refs, "stanzas": str(len(units))})
+    one = score(poem, {**refs, "stanzas": str(len(units) - 1)})
+    two = score(poem, {**refs, "stanzas": str(len(units) - 2)})
+    assert own.reward >= 0.8, own
+    assert one.reward <= 0.0 and two.reward < one.reward, (one, two)

@@ -2,9 +2,8 @@
 float anywhere). Python salts str hashes per process, so a set of words iterated into a reason or
 summed into a share gives another order, and can give another float, in another process: the cases
 of the red-team rounds are scored in two processes with different salts, and both answers must agree
-to the bit, reason included. `[sample]` scores a fixed, seeded sample of the cases with the scorer
-as this checkout runs it (compiled where `make` built it: `make test-fast` builds it first); `[full]`
-(slow) scores every case, both compiled and from source (tests/sweeps.py)."""
+to the bit, reason included. `[sample]` scores a fixed, seeded sample of the cases; `[full]` (slow)
+scores every case (tests/sweeps.py)."""
 
 from __future__ import annotations
 
@@ -45,8 +44,8 @@ def _count() -> int:
     )
 
 
-def _run(seed: str, pure: str, indices: list[int]) -> list[list[str]]:
-    env = {**os.environ, "PYTHONHASHSEED": seed, "TUNIFOLK_SCORER_PURE": pure}
+def _run(seed: str, indices: list[int]) -> list[list[str]]:
+    env = {**os.environ, "PYTHONHASHSEED": seed}
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT],
         cwd=ROOT,
@@ -60,17 +59,12 @@ def _run(seed: str, pure: str, indices: list[int]) -> list[list[str]]:
 
 
 @pytest.mark.parametrize(
-    ("pure", "full"),
-    [
-        pytest.param("0", False, id="compiled-or-source-sample"),
-        pytest.param("0", True, id="compiled-or-source-full", marks=pytest.mark.slow),
-        pytest.param("1", True, id="source-full", marks=pytest.mark.slow),
-    ],
+    "full", [pytest.param(False, id="sample"), pytest.param(True, id="full", marks=pytest.mark.slow)]
 )
-def test_rewards_and_reasons_do_not_depend_on_the_hash_salt(pure: str, full: bool) -> None:
+def test_rewards_and_reasons_do_not_depend_on_the_hash_salt(full: bool) -> None:
     n = _count()
     indices = sample(n, SAMPLE, full=full)
-    first, second = _run("1", pure, indices), _run("2", pure, indices)
+    first, second = _run("1", indices), _run("2", indices)
     assert len(first) == len(indices) == (n if full else SAMPLE) and n > 1000
     differ = [(a, b) for a, b in zip(first, second, strict=True) if a != b]
     assert not differ, differ[:3]

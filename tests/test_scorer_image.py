@@ -1,9 +1,8 @@
 """The scorer's Cloud Run image installs exactly ``scorer/requirements.lock`` (the closure of the pins
 of ``scorer/requirements.txt``, hashed; ``make lock``): every module the image can run must import
-nothing else (the stdlib, the ``scorer`` package, what that lock installs), and the compile step of
-its build stage only what ``scorer/requirements-build.lock`` installs. Checked here on the sources, on
-``scorer/Dockerfile`` and on the build context ``tunifolk/image.py`` hands podman, without building;
-tests/test_scorer_container.py builds and runs the image."""
+nothing else (the stdlib, the ``scorer`` package, what that lock installs). Checked here on the
+sources, on ``scorer/Dockerfile`` and on the build context ``tunifolk/image.py`` hands podman,
+without building; tests/test_scorer_container.py builds and runs the image."""
 
 from __future__ import annotations
 
@@ -17,23 +16,19 @@ from tunifolk import image
 
 ROOT = Path(__file__).resolve().parent.parent
 SCORER = ROOT / "scorer"
-BUILD_STAGE = "build_ext.py"
-"""Run in the image's build stage (scorer/Dockerfile), with scorer/requirements-build.txt."""
-DEV_TOOLS = {"build_lexicon.py", BUILD_STAGE}
+DEV_TOOLS = {"build_lexicon.py"}
 """Not run by the served image (build_lexicon.py writes the lexicon on a developer's machine)."""
 IMPORT_NAMES = {
     "uvicorn": "uvicorn",
     "uvloop": "uvloop",
     "httptools": "httptools",
     "orjson": "orjson",
-    "cython": "Cython",
-    "setuptools": "setuptools",
     "click": "click",
     "h11": "h11",
 }
 """Distribution name in the scorer's pins and locks → the module it provides."""
-LOCKS = {"serve": "requirements.lock", "build": "requirements-build.lock"}
-"""What each stage of scorer/Dockerfile installs (make lock writes them)."""
+LOCKS = {"serve": "requirements.lock"}
+"""What each stage of scorer/Dockerfile installs (make lock writes them): one stage, one lock."""
 
 
 def _pins(file: str = "requirements.txt") -> set[str]:
@@ -88,24 +83,13 @@ def test_the_image_imports_only_its_lock_and_the_stdlib() -> None:
     assert not any(strays.values()), f"imports the image does not install: {strays}"
 
 
-def test_the_build_stage_imports_only_its_lock_and_the_stdlib() -> None:
-    pins = _pins("requirements-build.txt")
-    assert pins <= set(IMPORT_NAMES), (
-        f"scorer/requirements-build.txt pins {sorted(pins)}; update IMPORT_NAMES"
-    )
-    allowed = set(sys.stdlib_module_names) | {"scorer"} | {IMPORT_NAMES[p] for p in _locked(LOCKS["build"])}
-    imported = _imported_roots(SCORER / BUILD_STAGE)
-    assert imported <= allowed, f"{BUILD_STAGE} imports what its stage does not install: {imported - allowed}"
-    assert {IMPORT_NAMES[p] for p in pins} <= imported, "a build pin nothing imports"
-
-
 def _dockerfile_runs() -> list[tuple[str, str]]:
     """(stage, command) of each RUN of scorer/Dockerfile, continuation lines joined."""
     text = (SCORER / "Dockerfile").read_text().replace("\\\n", " ")
     stage, runs = "", []
     for line in text.splitlines():
         if line.startswith("FROM "):
-            stage = "build" if line.split()[-1] == "build" else "serve"
+            stage = line.split()[-1] if " AS " in line else "serve"
         elif line.startswith("RUN "):
             runs.append((stage, line[4:]))
     return runs
@@ -133,21 +117,21 @@ def test_the_bases_run_the_python_the_locks_were_resolved_for() -> None:
     """make lock resolves for one Python (--python-version); the bases' tags, digest or not, are it."""
     [target] = re.findall(r"--python-version (\d+\.\d+)", (ROOT / "Makefile").read_text())
     bases = re.findall(r"^ARG \w+_IMAGE=(\S+)", (SCORER / "Dockerfile").read_text(), re.M)
-    assert len(bases) == 2, f"scorer/Dockerfile base ARGs: {bases}"
+    assert len(bases) == 1, f"scorer/Dockerfile base ARGs: {bases}"
     for base in bases:
         assert re.fullmatch(rf"python:{re.escape(target)}(-slim)?(@sha256:[0-9a-f]{{64}})?", base), base
     froms = re.findall(r"^FROM (\S+)", (SCORER / "Dockerfile").read_text(), re.M)
-    assert froms == ["${BUILD_IMAGE}", "${BASE_IMAGE}"], froms
+    assert froms == ["${BASE_IMAGE}"], froms  # one stage: the scorer is pure Python, nothing compiles
 
 
-def test_the_build_context_is_the_scorer_sources_without_what_this_checkout_compiled() -> None:
-    """The image compiles its own core: the working tree's extensions and their record stay out
-    (another Python's .so, or a stale record, would otherwise ship); every source and lock goes in."""
+def test_the_build_context_is_the_scorer_sources_without_bytecode_or_extensions() -> None:
+    """Every source and lock goes in; bytecode and extension modules stay out (an extension next to
+    a source would be imported instead of it)."""
     files = {p.as_posix() for p in image.context_files()}
     assert {f"scorer/{p.name}" for p in SCORER.glob("*.py")} <= files
     assert {f"scorer/{name}" for name in (*LOCKS.values(), "Dockerfile")} <= files
     assert any(f.startswith("scorer/lexicon/") for f in files)
-    assert not [f for f in files if f.endswith((".so", ".pyc")) or f.endswith("_compiled.json")], files
+    assert not [f for f in files if f.endswith((".so", ".pyc"))], files
 
 
 def test_containers_get_lowered_limits() -> None:

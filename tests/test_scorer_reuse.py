@@ -53,7 +53,7 @@ def test_honest_poems_keep_the_gate_open(name: str, response: object, refs: dict
     poet does not recycle (the highest share among them is about half the ramp's start)."""
     segments, script = _segments(response)
     assert reuse_gate(segments, script) == 1.0, name
-    assert "reuse" not in score(response, refs).subscores
+    assert score(response, refs).subscores.get("reuse", 1.0) == 1.0  # no poem: no factor at all
 
 
 def test_refrains_function_words_and_clitics() -> None:

@@ -53,13 +53,7 @@ HOMOGRAPH_MISS = (
     "stanza rhymes it with homma (they): the same rhyme word twice (īṭāʾ, p_ita 0.07), reward 0.84 -> 0.70. "
     "Without the digit the two words are one spelling; no reader can tell them apart by letters"
 )
-MALTESE_MISS = (
-    "round 18's genuine gsim r18-041 reads as Maltese (tal, taht) with variety 0.38 and scores 0.0; "
-    "respelled it moves down the variety ramp to -0.25: for a classifier that sees every word (issue 34)"
-)
 KNOWN_MISSES = {
-    ("r18-041", "7"): MALTESE_MISS,
-    ("r18-041", "759"): MALTESE_MISS,
     ("r15-013", "7"): HOMOGRAPH_MISS,
     ("r15-013", "759"): HOMOGRAPH_MISS,
     ("r8-009", "7"): RESPELL_MISS,

@@ -304,12 +304,17 @@ def _unproven_gate(n: int) -> float:
     return 1.0 - (1.0 - UNPROVEN_GATE) * min(1.0, max(0.0, (n - lo) / (hi - lo)))
 
 
-@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.relative_to(SAMPLES).as_posix())
+@pytest.mark.parametrize(
+    "path",
+    [p for p in SAMPLE_FILES if p.parent.name != "arabizi"],
+    ids=lambda p: p.relative_to(SAMPLES).as_posix(),
+)
 def test_marker_free_poem_scores_below_its_derja_twin(path: Path) -> None:
-    """A sample poem stripped of every Derja-voting word has no Tunisian evidence and pays on the
-    variety gate by its length (UNPROVEN_WORDS); one Tunisian marker put back (برشا, barcha) lifts
-    the gate to 1 and the reward above the marker-free twin's."""
-    script = "arabizi" if path.parent.name == "arabizi" else "arabic"
+    """An Arabic-script sample poem stripped of every Derja-voting word has no Tunisian evidence and
+    pays on the variety gate by its length (UNPROVEN_WORDS); one Tunisian marker put back (برشا)
+    lifts the gate to 1 and the reward above the marker-free twin's. (Arabic script reads markers
+    only; in Latin script the classifier proves such a poem, see the next test.)"""
+    script = "arabic"
     refs = {"form": path.stem, "script": script}
     bare = _neutral(path.read_text("utf-8"), script)
     got = detect(words(bare), script)
@@ -363,17 +368,23 @@ def test_morphology_votes_arabic(words_: list[str], vote: str) -> None:
         assert detect([msa], "arabic").counts[DERJA] == 0.0, msa
 
 
+def _marked(got: object) -> set[str]:
+    """The varieties the markers found name (the classifier's reading, ``~…``, left out)."""
+    return {v for m in got.markers if not m.startswith("~") for v in m.rsplit(":", 1)[1].split("+")}  # type: ignore[attr-defined]
+
+
 def test_morphology_votes_arabizi() -> None:
     """-ech is Tunisian; -ou after n/y/t, -iw, -aw and -ouch verbs are Maghrebi; ana + n- verb is
     Maghrebi, ana + a participle (nayem) is not; French and English words stay theirs."""
     assert detect(["wa9tech"], "arabizi").variety == DERJA
     for w in ("nlemmou", "nghanniw", "nab9aw", "ya3rfouch"):
         got = detect([w], "arabizi")
-        assert got.counts[DERJA] == got.counts["moroccan"] == 0.5, (w, got)
-    assert detect(["ena", "nel3eb"], "arabizi").counts[DERJA] == 0.5
-    assert detect(["ena", "nayem"], "arabizi").counts[DERJA] == 0.0
+        assert f"{w}:tunisian+moroccan" in got.markers, (w, got)
+    assert "ana+n-:tunisian+moroccan" in detect(["ena", "nel3eb"], "arabizi").markers
+    assert DERJA not in _marked(detect(["ena", "nayem"], "arabizi"))
     for w in ("speech", "touch", "nous", "you"):
-        assert detect([w], "arabizi").counts[DERJA] == 0.0, w
+        got = detect([w], "arabizi")
+        assert DERJA not in _marked(got) and got.variety != DERJA, (w, got)
 
 
 @pytest.mark.parametrize("suffix", range(len(OBJECT_SUFFIXES["arabic"])))
@@ -385,7 +396,7 @@ def test_suffixed_maghrebi_plural_votes_in_both_scripts(suffix: int) -> None:
     ar, az = OBJECT_SUFFIXES["arabic"][suffix], OBJECT_SUFFIXES["arabizi"][suffix]
     for w, script in ((f"نعصرو{ar}", "arabic"), (f"يقولو{ar}", "arabic"), (f"nlemmou{az}", "arabizi")):
         got = detect([w], script)
-        assert got.counts[DERJA] == got.counts["moroccan"] == 0.5, (w, got)
+        assert f"{w}:tunisian+moroccan" in got.markers, (w, got)
     for w in (f"تتلو{ar}", f"يدعو{ar}", f"ويدعو{ar}", f"نحو{ar}", "تلاوة", "نعصروه"):
         assert detect([w], "arabic").counts[DERJA] == 0.0, w
 

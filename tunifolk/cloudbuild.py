@@ -1,7 +1,7 @@
 """The scorer image's remote build: its source archive, Cloud Build's v1 REST calls, and the names.
 
 `pulumi up` builds the scorer of this checkout without Docker on the user's machine: the build context
-(`tunifolk.image.context_files`: `scorer/` less compiled modules and bytecode) goes as a tar.gz to the
+(`tunifolk.image.context_files`: `scorer/` less bytecode) goes as a tar.gz to the
 stack's bucket, and Cloud Build (`projects.locations.builds.create`, v1) runs `docker build` on it and
 pushes the image to the stack's Artifact Registry repository. The build's result names the image by
 digest, which Cloud Run is given.
@@ -49,7 +49,7 @@ DONE = frozenset({"SUCCESS", "FAILURE", "INTERNAL_ERROR", "TIMEOUT", "CANCELLED"
 LIVE = frozenset({"PENDING", "QUEUED", "WORKING"})
 """Build.status values (the cloudbuild v1 discovery document's enum)."""
 BUILD_TIMEOUT = "3600s"
-"""The build's own limit (Cloud Build's default is 600 s; compiling the Cython core takes minutes)."""
+"""The build's own limit: above Cloud Build's default of 600 s, for a slow pull of the base or PyPI."""
 
 # The identity the build runs as. Since Cloud Build's 2024 change of its default service account,
 # a project that runs its first build afterwards builds as the Compute Engine default service account
@@ -121,7 +121,7 @@ def service_account_name(project: str, email: str) -> str:
     return f"projects/{project}/serviceAccounts/{email}"
 
 
-BASE_ARGS = {"build": "BUILD_IMAGE", "serve": "BASE_IMAGE"}
+BASE_ARGS = {"serve": "BASE_IMAGE"}
 """`tunifolk:scorer.baseImages` keys → the Dockerfile's ARGs (scorer/Dockerfile)."""
 
 

@@ -2,10 +2,9 @@
 
 ``scorer/Dockerfile`` is the one recipe: users build it with Docker from ``python:3.11-slim``. This
 module builds the same file on a machine that reaches no image registry, only Debian's packages and
-PyPI: its two bases (the build stage's, with a C compiler, and the served one) are made by
-``mmdebstrap`` from Debian 12 (Python 3.11, the Python the locks are resolved for) and imported into
-podman. It is also the one place for this kind of machine's quirks, for every command that builds or
-runs a container (``make image``, the tests, ``make bench``):
+PyPI: its base is made by ``mmdebstrap`` from Debian 12 (Python 3.11, the Python the locks are
+resolved for) and imported into podman. It is also the one place for this kind of machine's quirks,
+for every command that builds or runs a container (``make image``, the tests, ``make bench``):
 
 * ``--runtime runc``: crun refuses the hybrid cgroup layout;
 * ``--ulimit nofile=…,nproc=…`` lowered (ULIMITS): podman's defaults raise them, which is not
@@ -43,11 +42,10 @@ SUITE = "bookworm"
 """Debian 12: its python3 is 3.11, the version ``make lock`` resolves for."""
 MIRROR = "http://deb.debian.org/debian"
 BASES: dict[str, tuple[str, ...]] = {
-    "BUILD_IMAGE": ("python3", "python3-venv", "python3-dev", "gcc", "libc6-dev"),
     "BASE_IMAGE": ("python3", "python3-venv", "passwd"),
 }
-"""The Dockerfile's base ARGs and the Debian packages each base is made of (on top of Debian's
-essential set): the build stage compiles the Cython core, the served stage only runs Python."""
+"""The Dockerfile's base ARG and the Debian packages its base is made of (on top of Debian's
+essential set): Python, its venv module, and ``useradd`` for the served user."""
 MMDEBSTRAP_OPTIONS = (
     "--variant=essential",
     "--hook-dir=/usr/share/mmdebstrap/hooks/merged-usr",
@@ -59,9 +57,9 @@ without perl's usrmerge, no documentation or translations (the served image's si
 CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 IMAGE_BY_DIGEST = re.compile(r"^[^\s@]+@sha256:[0-9a-f]{64}$")
 """An image reference by digest (`NAME@sha256:<64 hex>`): what cannot move under a build or a deploy."""
-CONTEXT_EXCLUDE = ("*.so", "*.pyc", "_compiled.json")
-"""What of ``scorer/`` stays out of the build context: the working tree's compiled modules (the image
-compiles its own in the build stage) and bytecode."""
+CONTEXT_EXCLUDE = ("*.so", "*.pyc")
+"""What of ``scorer/`` stays out of the build context: bytecode (the image compiles its own) and a
+stray extension module, which would shadow its source."""
 TOOLS = {"podman": "podman", "runc": "runc", "mmdebstrap": "mmdebstrap"}
 """Command → Debian package, for the tools this module needs (``make image-tools`` installs them)."""
 
@@ -125,8 +123,7 @@ def exists(ref: str) -> bool:
 def base_tag(arg: str) -> str:
     """The local tag of a Debian base: its recipe's hash, so a changed recipe makes a new base."""
     recipe = json.dumps([SUITE, MIRROR, BASES[arg], MMDEBSTRAP_OPTIONS]).encode()
-    role = "build" if arg == "BUILD_IMAGE" else "serve"
-    return f"localhost/tunifolk-base-{role}:{SUITE}-{hashlib.sha256(recipe).hexdigest()[:12]}"
+    return f"localhost/tunifolk-base-serve:{SUITE}-{hashlib.sha256(recipe).hexdigest()[:12]}"
 
 
 def debian_base(arg: str) -> str:

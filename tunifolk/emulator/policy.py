@@ -499,7 +499,7 @@ def hash_text(s: str) -> int:
 def corpus(n: int = 600, seed: int = 0) -> list[tuple[dict[str, Any], dict[str, str]]]:
     """``n`` responses like a tuning run's, as (Gemini ``Content``, references): the policy writing
     every form in both scripts, honest and hacked, at every stage of training (seeded). The scorer's
-    benchmark times them and its compiled-core test scores them both ways."""
+    benchmark times them."""
     rng = random.Random(seed)
     forms = sorted(FORMS)
     out = []

@@ -159,6 +159,5 @@ class Stack:
     MEMORY: Final = "memory"
     TIMEOUT_SECONDS: Final = "timeout_seconds"
     BASE_IMAGES: Final = "base_images"
-    # tunifolk:scorer.baseImages: the Dockerfile's two bases, by digest
-    BUILD: Final = "build"
+    # tunifolk:scorer.baseImages: the Dockerfile's base, by digest
     SERVE: Final = "serve"

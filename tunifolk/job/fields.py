@@ -499,9 +499,8 @@ SCORER = (
     Field(
         Stack.BASE_IMAGES,
         Kind.OBJECT,
-        "the bases Cloud Build builds the scorer on, by digest (unset: the Dockerfile's tags, warned)",
+        "the base Cloud Build builds the scorer on, by digest (unset: the Dockerfile's tag, warned)",
         children=(
-            Field(Stack.BUILD, Kind.STR, "the build stage's base, e.g. python:3.11@sha256:…", required=True),
             Field(
                 Stack.SERVE,
                 Kind.STR,

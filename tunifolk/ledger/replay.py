@@ -33,8 +33,6 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
 
-from scorer.app import clamped
-from scorer.score import score
 from tunifolk.errors import TunifolkError
 from tunifolk.ledger.bigquery import LedgerReader, Rollout
 
@@ -73,6 +71,9 @@ class ShardResult:
 
 def rescore(rows: list[Rollout]) -> tuple[list[Scored], list[dict[str, Any]]]:
     """Score each rollout again (pure): the pairs, and each step's largest moves with their texts."""
+    from scorer.app import clamped  # here: the CLI imports this module for every command's --help
+    from scorer.score import score
+
     out: list[Scored] = []
     best: dict[int, list[tuple[float, dict[str, Any]]]] = defaultdict(list)
     for r in rows:
@@ -146,6 +147,8 @@ def replay(
     endpoint: str | None = None,
 ) -> list[ShardResult]:
     """Run `shards` local processes, one shard each (the Cloud Run job's tasks, here)."""
+    from scorer.score import score
+
     jobs = [(project, dataset, job, i, shards, steps, endpoint) for i in range(shards)]
     score(WARM_UP, {"form": "malzuma", "script": "arabic"})  # the lexicon loads once, before the fork
     if shards == 1:

@@ -23,6 +23,9 @@ from tunifolk.paths import ROOT
 
 STATE_ENV = "TUNIFOLK_STANDIN_DIR"
 GCS_ENV = "TUNIFOLK_GCS_DIR"
+LEDGER_ENV = "TUNIFOLK_LEDGER_DIRS"
+"""The BigQuery stand-in's ledger folders (tunifolk/standin/bigquery.py, `DIRS_ENV`): named here, in
+the light module, so the CLI's `demo` sets it without importing the SQL engine."""
 VERSION = "10.2.0+tunifolk.standin"
 """The pulumi-gcp SDK version the program pins, so the engine does not warn that the plugin is older
 than the SDK asks for; the build metadata (ignored when versions are compared) says what it is."""

@@ -95,11 +95,11 @@ from scorer import ledger
 from tunifolk import standin
 from tunifolk.job.names import local_project_number
 from tunifolk.ledger import names
-from tunifolk.standin import cloudrun
+from tunifolk.standin import LEDGER_ENV, cloudrun
 from tunifolk.standin.ledger_kinds import Dataset, ProjectSink
 from tunifolk.standin.store import Store
 
-DIRS_ENV = "TUNIFOLK_LEDGER_DIRS"
+DIRS_ENV = LEDGER_ENV
 INSERTED_PREFIX = "insertAll-"
 TABLE = names.TABLE
 MAX_PAGE_BYTES = 10 * 1024 * 1024

@@ -24,7 +24,7 @@ from tunifolk.errors import TunifolkError
 from tunifolk.ledger import names
 from tunifolk.ledger.bigquery import LedgerReader
 from tunifolk.local_gcs import object_uri, write_object
-from tunifolk.standin.bigquery import DIRS_ENV
+from tunifolk.standin import LEDGER_ENV
 from tunifolk.vertex import ENDPOINT_ENV, VertexClient
 
 BUCKET = "tunifolk-demo"
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     previous = os.environ.get(ENDPOINT_ENV)
     try:
         with (
-            local.emulator(*emulator_args, quiet=True, env={DIRS_ENV: str(ledger_dir)}) as vertex,
+            local.emulator(*emulator_args, quiet=True, env={LEDGER_ENV: str(ledger_dir)}) as vertex,
             local.scorer(quiet=True, stdout=ledger_dir / "scorer.stdout") as scorer_uri,
         ):
             os.environ[ENDPOINT_ENV] = vertex

@@ -25,7 +25,6 @@ import orjson
 from rich.table import Table
 
 from scorer import ledger as record_fields
-from scorer.score import score
 from tunifolk import checkpoint_eval as ce
 from tunifolk import metrics as job_metrics
 from tunifolk.cli import context
@@ -249,6 +248,8 @@ class Draw:
         candidates = answer.get("candidates") or []
         content = (candidates[0].get("content") or {}) if candidates else {}
         refs = example.get("references") if isinstance(example.get("references"), dict) else {}
+        from scorer.score import score  # here: `tunifolk --help` needs none of the scorer's tables
+
         result = score(content, refs)
         text = judges.content_text(content)
         rating = self.rate(example, text, prompt, k) if self.judge is not None else None

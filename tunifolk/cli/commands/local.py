@@ -35,7 +35,6 @@ from tunifolk.errors import PROBLEM, USAGE, ConfigError, TunifolkError
 from tunifolk.invoker import LOCAL_TIME_SCALE, TIME_SCALE_ENV, time_scale
 from tunifolk.project_state import DEFAULT_ENABLE_SECONDS, ProjectState
 from tunifolk.standin import cloudrun
-from tunifolk.standin.run_service import CloudRunService
 from tunifolk.standin.store import Store
 from tunifolk.vertex import ENDPOINT_ENV
 from tunifolk.vertex_hosts import checked_endpoint
@@ -318,6 +317,8 @@ def start_emulator(port: int, step_seconds: float, extra: list[str] | None = Non
 
 def cloud_run_services() -> list[tuple[str, int]]:
     """(service id, port) of every Cloud Run service the stand-in holds."""
+    from tunifolk.standin.run_service import CloudRunService  # here: the kind's server code is not light
+
     records = Store(standin.state_dir()).all(CloudRunService.token)
     return [(r.id, int(r.outputs["uri"].rsplit(":", 1)[1])) for r in records if r.outputs.get("uri")]
 

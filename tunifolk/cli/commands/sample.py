@@ -16,7 +16,6 @@ from rich.table import Table
 
 from scorer.catalogue import FORMS, LANGUAGES, lookup
 from scorer.catalogue import instruction as form_instruction
-from scorer.score import score
 from tunifolk.cli import context, untrusted
 from tunifolk.cli.context import PROBLEM, UsageError
 from tunifolk.dataset.spec import SYSTEM_INSTRUCTIONS
@@ -73,6 +72,8 @@ def poem_of(response: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from scorer.score import score  # here: `tunifolk --help` needs none of the scorer's tables
+
     body, references = request_body(args)
     out = context.console()
     empty = 0
