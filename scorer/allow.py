@@ -31,19 +31,20 @@ ARABIC_BLOCKS = ((0x0621, 0x065F), (0x0670, 0x06D3), (0x06D5, 0x06ED))
 which fold). Not the presentation forms (U+FB50–U+FDFF, U+FE70–U+FEFC): they are the letters'
 look-alikes, glyphs a text shaper makes, which no keyboard types; normalisation folds them for
 reading, and they cost as any look-alike does."""
-POET_PUNCTUATION = frozenset(" \n.,;:!?'‘’…-–—،؛؟۔*")
+POET_PUNCTUATION = frozenset(" \n.,;:!?'\"«»“”‘’…-–—،؛؟۔*")
 """What a poet's line may hold besides letters, and the caesura's `*`: the punctuation of the
 red-team rounds' 461 genuine poems and the samples (. , ; : ! ? ' - and their Arabic and typographic
-forms). Not brackets, parentheses or quotation marks: none of those poems holds one, the prompt asks
-for none, and what they carry is text for another reader (a title in quotes, a stage direction or a
-gloss in brackets)."""
+forms), and quotation marks for what a line reports someone saying. Not brackets: none of those
+poems holds one (they are layout, below)."""
 ARABIZI_DIGITS = frozenset("2356789")
 """The digits Tunisian Arabizi spells letters with (2 ء, 3 ع, 5 خ, 6 ط, 7 ح, 8 غ, 9 ق)."""
 LAYOUT = frozenset(
-    "\t\r/|•·▪◦‣●○-0123456789٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹"
+    "\t\r/|•·▪◦‣●○-0123456789٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹()[]"
     "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
 )
-"""Another layout's characters: numbering, bullets, other separators, CR line ends, wide spaces."""
+"""Another layout's characters: numbering, bullets, brackets (a stanza number or a refrain set in
+parentheses), other separators, CR line ends, wide spaces. What brackets hold beside a line's own
+words is an aside, not the poem (``scorer.text``)."""
 
 
 def _arabic(ch: str) -> bool:

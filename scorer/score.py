@@ -90,10 +90,12 @@ NOT_THE_POEM = (
     "fence_text",
     "header",
     "prose",
+    "aside",
 )
 """What the parser sets aside that is text for another reader, not the poem the prompt asked for
 (`scorer.text`'s counts): a think block, markup and its attributes, a title, a signature, a
-bismillah, labels, words after a code fence's info string, a table's header row, prose. With any of
+bismillah, labels, words after a code fence's info string, a table's header row, prose, words in
+brackets beside a line's own (an aside). With any of
 them, or any character outside the allowlist (`scorer.allow`), the `frame` factor holds the reward at
 or under 0, still ordered by how well the form is kept."""
 STRAY_LINE = 0.3

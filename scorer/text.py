@@ -74,6 +74,17 @@ _LABEL_PREFIX = re.compile(
     re.I,
 )
 """A label before a line's text: ``Refrain:``, ``اللازمة:``, ``(Refrain)``, ``[Chorus 2]``."""
+_ASIDE = re.compile(r"\([^()\[\]\n]*+\)|\[[^()\[\]\n]*+\]")
+"""Words in brackets: beside a line's own words they are an aside to another reader (a gloss, a
+translation, a stage direction, a note), not the poem; a whole line in brackets (a refrain set in
+parentheses) or a number in them is layout. Linear: a span stops at the next bracket or newline."""
+
+
+def _unless_letters(m: re.Match[str]) -> str:
+    """A bracketed span removed when it holds a letter (a number in brackets is layout, kept)."""
+    return "" if any(ch.isalpha() for ch in m.group()) else m.group()
+
+
 _SPEAKER = re.compile(r"^\s*+[^\s:：*]++(?:\s++[^\s:：*]++)?+\s*+[:：]\s*+")
 """One or two words and a colon opening a line: a speaker's or a part's label (``الشاعر:``,
 ``Lui :``), whatever its words. A poet's colon comes later in the line, before what is said (one of
@@ -166,7 +177,7 @@ class Poem:
     ``tag`` and ``attribute`` (HTML), ``fence`` (code fence lines), ``markup`` (Markdown marks,
     bullets, quote marks), ``label`` (``Refrain:``, ``المطلع``), ``number`` (stanza numbers),
     ``separator`` (``* * *``, ``⁂``), ``invocation`` (a bismillah line), ``title``, ``signature``,
-    ``prose``. The parser charges none of it: the reward does (`score.NOT_THE_POEM`: what is not the
+    ``prose``, ``aside`` (words in brackets beside a line's own). The parser charges none of it: the reward does (`score.NOT_THE_POEM`: what is not the
     poem holds it at or under 0; `score.LAYOUT_MARKS`: another layout costs a little)."""
 
     @property
@@ -325,6 +336,11 @@ def parse_poem(text: str) -> Poem:
         if s.count(" ") < 3 and s[0] not in _NO_LABEL_START and _LABEL_LINE.match(s):
             count_dropped(dropped, "label", len(s))
             continue
+        if "(" in s or "[" in s:
+            kept = _ASIDE.sub(_unless_letters, s)
+            if len(kept) < len(s) and kept.strip(_PUNCT):  # beside the line's own words: an aside
+                count_dropped(dropped, "aside", len(s) - len(kept))
+                s = kept
         # a caesura mark: one of _SPLIT's characters, "..." or three spaces
         if (caesura or cleaned) and ("…" in s or "..." in s):
             # beside a caesura, or on the word before it, an ellipsis is a pause in a half-line; what

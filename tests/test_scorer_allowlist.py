@@ -193,7 +193,7 @@ def test_presentation_forms_are_look_alikes() -> None:
         ("уa lil", "arabizi", 1, 0, 0),  # a Cyrillic у
         ("يا ليل 🌙 <b>", "arabic", 3, 0, 1),  # an emoji and markup; the b is the other script's
         ("ya lil 10", "arabizi", 0, 2, 0),  # 1 and 0 spell no Arabizi letter: numbering digits
-        ("![قصيدة](x.png)", "arabic", 2, 0, 4),  # a Markdown image: [ and ] are markup
+        ("![قصيدة](x.png)", "arabic", 0, 4, 4),  # brackets: layout (what they hold is read apart)
         ("ﻳﺎ ليل", "arabic", 2, 0, 0),  # presentation forms: look-alikes
     ],
 )
@@ -205,16 +205,19 @@ def test_each_character_is_the_poems_layout_or_foreign(
 
 
 @pytest.mark.parametrize(
-    "insert",
-    ["(يعاود الجمهور)", "[Marseille]", "«الليل»", '"الليل"', "“الليل”"],
-    ids=["parentheses", "brackets", "guillemets", "quotes", "typographic-quotes"],
+    "insert", ["(يعاود الجمهور)", "[Marseille]", "(mon amour)"], ids=["parentheses", "brackets", "gloss"]
 )
-def test_brackets_and_quotation_marks_are_not_a_poets_punctuation(insert: str) -> None:
-    """A stage direction, a gloss or a title between brackets or quotation marks is text for another
-    reader (no genuine poem of the rounds holds one): the frame holds the reward at or under 0."""
+def test_words_in_brackets_beside_a_lines_own_are_an_aside(insert: str) -> None:
+    """A stage direction, a gloss or a translation in brackets beside a line's words is text for
+    another reader (no genuine poem of the rounds holds brackets): the frame holds the reward at or
+    under 0. The same line wholly in brackets (a refrain set apart) is another layout: it costs
+    LAYOUT_COST and keeps the line."""
     first, rest = POEM.split("\n", 1)
     got = score(f"{first} {insert}\n{rest}", AR)
     assert got.subscores["frame"] <= 0.5 and got.reward <= 0.0, got
+    whole = score(f"({first})\n{rest}", AR)
+    assert whole.subscores["frame"] == 1.0 and whole.subscores["layout"] < 1.0, whole
+    assert PLAIN - 0.1 <= whole.reward <= PLAIN, whole
 
 
 def test_a_label_opening_a_line_is_not_the_poem_but_a_poets_colon_is() -> None:

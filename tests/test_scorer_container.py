@@ -78,7 +78,8 @@ def _requests() -> list[bytes]:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 case = json.loads(line)
-                cases.append(({"parts": [{"text": case["text"]}]}, case["references"]))
+                parts = case["parts"] if "parts" in case else [{"text": case["text"]}]
+                cases.append(({"parts": parts}, case["references"]))
     cases += corpus(600)
     return [
         orjson.dumps(

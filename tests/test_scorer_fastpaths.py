@@ -64,7 +64,7 @@ def _clean_line_plain(raw: str) -> str:
         s = text._EMPH.sub(r"\1", s)
     if "**" in s or "__" in s or s.count("*") >= 2:
         s = _INNER_MARKUP_PLAIN.sub(r"\2", s)
-    return text._LABEL_PREFIX.sub("", s, count=1).strip()
+    return text._SPEAKER.sub("", text._LABEL_PREFIX.sub("", s, count=1), count=1).strip()
 
 
 def _same_line_plain(a: str, b: str) -> bool:

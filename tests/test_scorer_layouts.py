@@ -256,7 +256,7 @@ KIND = {
     "alef and yaa variants": SPELLING,
     "refrain bold": LAYOUT,
     "refrain half": SPELLING,  # the refrain sung as the opening's first half: a form the poem may take
-    "refrain paren": SPELLING,  # parentheses are a poet's punctuation
+    "refrain paren": LAYOUT,  # brackets are layout: a line wholly in them is read, at LAYOUT_COST
     "refrain label_ar": ADDED,
     "refrain label_paren": ADDED,
     "refrain label_colon": ADDED,

@@ -82,6 +82,9 @@ KNOWN_MISSES = {
     "against the ramp's 0.03..0.06 (a fronted subject with و on every line, والفلاح خرج…, pairs TArC's "
     "comments rarely show). Clipping each line's gain (at 0.4..1.0 per word) or a floor on pair "
     "scores does not lift it without letting more shuffled cheats through (docs/scorer.md, Word order)",
+    "r19-011": "Arabic mugef of round 19 (a wedding, reward -0.06): its lines' word order gains under "
+    "the ramp's 0.03..0.06 and the order factor sits at its floor (docs/scorer.md, Word order: known "
+    "limits)",
     "r9-174": "Arabic mugef of round 9: gain -0.067 against the ramp's 0.03..0.06. The tables join a "
     "proclitic و to its word as TArC's CODA writes it apart, so the lone و of و الغربة, و نحلم has 36 "
     "tokens of evidence (و→#al -1.5, و→#v -2.0); نرجعلو (+ لو) reads as a plural verb (its line -4.6); "
@@ -131,12 +134,6 @@ def test_a_shuffle_gains_nothing_on_the_median() -> None:
     assert own[len(own) // 2] >= 0.3, own[len(own) // 2]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="round 18's 43 genuine poems joined the corpus: 111 of 421 shuffles now keep their poem's "
-    "reward, over the 25 % bound (105); word order inside a line is sense, which issue 34 leaves to the "
-    "judge, and the order gate reads it as a bigram model does (tests/redteam_rounds/known_misses.tsv)",
-)
 def test_most_shuffled_poems_score_at_most_zero() -> None:
     """The gate's purpose: of the genuine poems with every line's words shuffled, most are paid
     nothing, and none keeps the poem's reward."""
