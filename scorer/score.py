@@ -206,8 +206,6 @@ class Reading:
     lines: list[Line]
     spec: FormSpec
     refs: dict[str, str]
-    asked: str
-    """The asked script (``references.script``: arabic or arabizi), else ""."""
     script: str
     """The script the words are read in: the asked one, else the poem's majority."""
     words: list[str]
@@ -365,7 +363,6 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         lines=lines,
         spec=spec,
         refs=refs,
-        asked=asked,
         script=script,
         words=words,
         segments=[h for ln in lines for h in ln.hemi_words],

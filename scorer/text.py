@@ -177,8 +177,9 @@ class Poem:
     ``tag`` and ``attribute`` (HTML), ``fence`` (code fence lines), ``markup`` (Markdown marks,
     bullets, quote marks), ``label`` (``Refrain:``, ``المطلع``), ``number`` (stanza numbers),
     ``separator`` (``* * *``, ``⁂``), ``invocation`` (a bismillah line), ``title``, ``signature``,
-    ``prose``, ``aside`` (words in brackets beside a line's own). The parser charges none of it: the reward does (`score.NOT_THE_POEM`: what is not the
-    poem holds it at or under 0; `score.LAYOUT_MARKS`: another layout costs a little)."""
+    ``prose``, ``aside`` (words in brackets beside a line's own). The parser charges none of it:
+    the reward does (`score.NOT_THE_POEM`: what is not the poem holds it at or under 0;
+    `score.LAYOUT_MARKS`: another layout costs a little)."""
 
     @property
     def lines(self) -> list[Line]:
