@@ -26,12 +26,17 @@ SERVER_FIXTURES = frozenset({"scorer_uri", "emu", "emulator_world", "stack", "gc
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark slow every test that uses a server fixture, and run the engine tests first: they are the
-    longest, and started first they share the xdist workers instead of ending the run on one."""
+    """Mark slow every test that uses a server fixture, and run the longest first: the engine tests,
+    then the other slow ones, then the rest. Started first they share the xdist workers, and the
+    many short tests fill the gaps, instead of a long test ending the run on one worker."""
     for item in items:
         if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-    items.sort(key=lambda item: not item.path.name.startswith("test_engine_"))  # stable: modules stay whole
+
+    def order(item: pytest.Item) -> tuple[bool, bool]:
+        return not item.path.name.startswith("test_engine_"), item.get_closest_marker("slow") is None
+
+    items.sort(key=order)  # stable: modules stay whole
 
 
 @pytest.fixture(scope="session")

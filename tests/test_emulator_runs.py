@@ -37,7 +37,8 @@ from tunifolk.local_gcs import object_uri, write_object
 
 NUMBER = local_project_number("proj")  # the emulator names what it returns by number, as Google does
 
-pytestmark = pytest.mark.slow  # every test runs jobs on an emulator
+# every test runs jobs on an emulator; one worker runs them all, so its module fixtures run once
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("emulator_runs")]
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from tunifolk.ledger.bigquery import LedgerReader
 from tunifolk.standin.bigquery import DIRS_ENV
 from tunifolk.vertex import ENDPOINT_ENV, VertexClient
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("eval_runs")]  # one worker: one tuning job
 
 WHERE = ["--stack", "dev", "--project", demo.PROJECT]
 SMALL = ["--limit", "6", "--samples", "2"]

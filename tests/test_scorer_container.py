@@ -35,8 +35,9 @@ from tunifolk.processes import free_port, wait_healthy
 from tunifolk.standin import cloudrun
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
-"""A cold build makes both Debian bases first (minutes); a warm one is a cache hit."""
+# one worker runs them all: one container
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800), pytest.mark.xdist_group("container")]
+"""(the timeout) A cold build makes the Debian base first (about 25 s); a warm one is a cache hit."""
 AGENT = f"serviceAccount:{invoker.tune_agent(local_project_number(PROJECT))}"
 """Vertex's tune agent, whom the service's run.invoker grant lets call it."""
 
