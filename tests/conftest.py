@@ -36,7 +36,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     def order(item: pytest.Item) -> tuple[bool, bool]:
         return not item.path.name.startswith("test_engine_"), item.get_closest_marker("slow") is None
 
-    items.sort(key=order)  # stable: modules stay whole
+    items.sort(key=order)  # stable: collection order within each of the three
 
 
 @pytest.fixture(scope="session")
