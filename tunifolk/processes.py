@@ -299,12 +299,22 @@ def _signal(pid: int, sig: signal.Signals) -> None:
         os.kill(pid, sig)
 
 
+def _gone(pid: int, markers: tuple[str, ...]) -> bool:
+    """Whether `pid`, ours a moment ago, is gone: exited (a zombie or no process), or running another
+    program (its pid taken again). A process that is exiting has let go of its arguments before its
+    files, its ports included: no arguments while alive is not gone yet."""
+    args = command_line(pid)
+    if args is None:
+        return True
+    return bool(args) and not all(marker in args for marker in markers)
+
+
 def _gone_within(pid: int, markers: tuple[str, ...], seconds: float) -> bool:
     """Whether `pid` is gone within `seconds`. Not reaped here: a zombie keeps its pid (no stranger can
     take it meanwhile) and reads as gone (`command_line`)."""
     deadline = time.monotonic() + seconds
     while True:
-        if not runs(pid, *markers):
+        if _gone(pid, markers):
             return True
         if time.monotonic() >= deadline:
             return False
