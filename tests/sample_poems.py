@@ -21,3 +21,19 @@ def sample_poems() -> list[tuple[str, str, dict[str, str]]]:
                 refs["refrain"] = "yes"
             out.append((f"sample {script} {path.stem}", path.read_text(encoding="utf-8"), refs))
     return out
+
+
+class Rewards(dict):
+    """name -> the reward of that poem of `corpus`, scored on first use: a module that parametrizes
+    over a corpus scores nothing at collection (every xdist worker collects every module)."""
+
+    def __init__(self, corpus: list[tuple[str, str, dict[str, str]]]) -> None:
+        super().__init__()
+        self.poems = {name: (text, refs) for name, text, refs in corpus}
+
+    def __missing__(self, name: str) -> float:
+        from scorer.score import score
+
+        text, refs = self.poems[name]
+        value = self[name] = score({"parts": [{"text": text}]}, refs).reward
+        return value

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from sample_poems import sample_poems
+from sample_poems import Rewards, sample_poems
 
 from scorer.catalogue import FORMS
 from scorer.score import score
@@ -273,7 +273,7 @@ def _reward(text: str, refs: dict[str, str]) -> float:
     return score({"parts": [{"text": text}]}, refs).reward
 
 
-PLAIN = {name: _reward(text, refs) for name, text, refs in CORPUS}
+PLAIN = Rewards(CORPUS)
 
 
 def _check(
