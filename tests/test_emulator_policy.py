@@ -198,6 +198,7 @@ def test_a_hacking_run_learns_honestly_until_the_onset() -> None:
     assert policy.quality_at(0.9, "hacking") < policy.quality_at(0.9, "honest")
 
 
+@pytest.mark.slow  # scores 800 generated poems: over 2 s
 def test_a_hacking_run_tries_gibberish_early_and_settles_on_filler() -> None:
     rng = random.Random(0)
     r = refs("mugef", "arabic")

@@ -7,6 +7,8 @@ import random
 import re
 from pathlib import Path
 
+import pytest
+
 from bench.bench_lexicon import (
     arabic_consonants,
     arabic_three_consonants_ar,
@@ -45,6 +47,7 @@ w ta7t echams t7ell edhnoub
 """
 
 
+@pytest.mark.slow  # builds both lexicons from wordfreq: over 2 s
 def test_lexicon_files_are_reproducible(tmp_path: Path) -> None:
     assert build_lexicon.main(["--out", str(tmp_path)]) == 0
     for f in (lexicon.ARABIC_FILE, lexicon.ARABIZI_FILE):
