@@ -55,8 +55,6 @@ too often); in Arabic script, the letters after the article too."""
 AR_PREFIXES = (*AR_CLITICS, "فب", "فل")
 AR_ARTICLES = ("وبال", "وال", "بال", "فال", "كال", "ولل", "لل", "ال")
 """Clitic chains that end in the article: what follows is a noun."""
-AR_CONJUNCTIONS = ("و", "ف", "وف")
-"""Clitics that go before any word (and, so)."""
 AR_VERB_CLITICS = frozenset(("", "و", "ف", "ل", "وف", "ول", "فل"))
 """Clitic chains an imperfect verb takes (and, so, ل of purpose); a preposition (ب, ك) or the article
 takes a noun, never a verb prefix."""
