@@ -1,7 +1,8 @@
 """Choosing and serving a checkpoint on the local stack, under the real engine: the run games its
-reward after a sixth of its steps (the emulator's hacking scenario), `tunifolk eval` names a checkpoint
-from before, and `servingCheckpoint` in the stack's config promotes it through `pulumi preview` and
-`pulumi up` as docs/checkpoints.md says. One test: each step needs the state the previous one left."""
+reward after a sixth of its steps (the emulator's hacking scenario; the local stack's six epochs, so
+the first checkpoint comes before it), `tunifolk eval` names a checkpoint from before, and
+`servingCheckpoint` in the stack's config promotes it through `pulumi preview` and `pulumi up` as
+docs/checkpoints.md says. One test: each step needs the state the previous one left."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.slow
 SERVING = "tunifolk:servingCheckpoint"
 
 
-@pytest.mark.local_stack(emulator_args=("--scenario=hacking",))
+@pytest.mark.local_stack(emulator_args=("--scenario=hacking",), epochs=6)
 def test_eval_names_a_checkpoint_before_the_hack_and_up_serves_it(stack: LocalStack) -> None:
     stack.init()
     stack.up()
