@@ -198,9 +198,10 @@ class Model:
         self.table[a * k : (a + 1) * k] = array("d", [pmi(name, b) for b in self.names])
         self.filled[a] = 1
 
-    def gain(self, lines: list[list[str]]) -> tuple[float, int]:
-        """(mean gain per movable word of the order as written over a random order, movable words):
-        see the module doc. Words as the scorer gives them (Arabic normalised; Arabizi any case)."""
+    def rows(self, lines: list[list[str]]) -> tuple[list[list[int]], int]:
+        """(the classes' numbers of each line read, movable words): lines (hemistichs) of MIN_WORDS
+        words or more, a line sung again (a refrain, the opening bayt) once, a line of one class
+        repeated (babble, p_babble's) not at all; every row of the table they need filled."""
         cid, known, filled, fill = self.cid, self._cid.get, self.filled, self.fill
         if not filled[0]:
             fill(0)
@@ -208,26 +209,52 @@ class Model:
         moved = 0
         seen: set[tuple[str, ...]] = set()
         for words in lines:
-            if len(words) < MIN_WORDS:
-                continue
-            # a line sung again (a refrain, the opening bayt) is one line's evidence of order
-            if (line := tuple(words)) in seen:
+            if len(words) < MIN_WORDS or (line := tuple(words)) in seen:
                 continue
             seen.add(line)
             cs = [known(w) or cid(w) for w in words]  # class 0 is <s>, never a word's
             m = len(cs) - 1
-            first = cs[0]
-            if cs[:m].count(first) == m:  # one class repeated (babble, p_babble's): one order
+            if cs[:m].count(cs[0]) == m:
                 continue
             for a in cs[:m]:
                 if not filled[a]:
                     fill(a)
             rows.append(cs)
             moved += m
-        total = 0.0
+        return rows, moved
+
+    def measure(self, lines: list[list[str]]) -> tuple[float, float, int]:
+        """(gain, lead, movable words), each per movable word. The gain: the order as written over
+        a random order of the same words (the module doc). The lead: the order as written over the
+        same words read backwards, the rhyme word kept last; Derja is read one way, so its lines
+        beat their reversal, a reversed line loses to it by as much, and a random order leads its
+        reversal by about 0. Words as the scorer gives them (Arabic normalised; Arabizi any case)."""
+        rows, moved = self.rows(lines)
+        if not moved:
+            return 0.0, 0.0, 0
+        table, k = self.table, self.k
+        gained = lead = 0.0
         for cs in rows:
-            total += line_gain(cs, self.table, self.k)
-        return (total / moved if moved else 0.0), moved
+            gained += line_gain(cs, table, k)
+            back = cs[-2::-1]
+            back.append(cs[-1])
+            lead += _path(cs, table, k) - _path(back, table, k)
+        return gained / moved, lead / moved, moved
+
+    def gain(self, lines: list[list[str]]) -> tuple[float, int]:
+        """(mean gain per movable word over a random order, movable words): `measure`'s gain."""
+        gained, _, moved = self.measure(lines)
+        return gained, moved
+
+
+def _path(cs: list[int], table: array, k: int) -> float:
+    """The score of one order: the line start into its first word, then each word into the next."""
+    prev = cs[0]
+    out = table[prev]
+    for c in cs[1:]:
+        out += table[prev * k + c]
+        prev = c
+    return out
 
 
 def line_gain(cs: list[int], table: array, k: int) -> float:
@@ -269,6 +296,11 @@ def model(script: str) -> Model:
 def gain(lines: list[list[str]], script: str) -> tuple[float, int]:
     """Order gain of a poem's lines (lists of words) in ``"arabic"`` or ``"arabizi"``."""
     return model(script).gain(lines)
+
+
+def measure(lines: list[list[str]], script: str) -> tuple[float, float, int]:
+    """(gain, lead over the reversal, movable words) of a poem's lines (`Model.measure`)."""
+    return model(script).measure(lines)
 
 
 GLUE_WORDS = {

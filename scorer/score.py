@@ -26,8 +26,8 @@ from scorer.cuts import cut_gate
 from scorer.identity import rhyme_identity
 from scorer.lexicon import WordTable, is_arabic_word, is_arabizi_word
 from scorer.msa import case_gate
-from scorer.order import gain as order_gain
 from scorer.order import glue_gate, list_gate
+from scorer.order import measure as order_measure
 from scorer.response import extract_text
 from scorer.reuse import reuse_gate
 from scorer.structure import Ends, Shortfall, score_bayt, score_strophic, short_penalty
@@ -76,6 +76,25 @@ or more (Arabizi
 0.15); shuffled lines 0.015 Arabic and 0 Arabizi on the median, hence Arabic's zero; an honest imperfect
 sample (0.057) keeps 0.92. At `full` the gate is 1, at `zero` ORDER_FLOOR (docs/scorer.md, "Word order")."""
 ORDER_FLOOR = 0.5
+LEXICON_RAMP = {"arabic": (0.2, 0.11), "arabizi": (0.45, 0.32)}
+"""The lexicon gate on the share of a poem's content words (particles and pronouns aside) that the
+asked script's lexicon does not know, per script: (zero, full). Genuine poems of
+`tests/redteam_rounds/` leave 0.104 of them unknown at most in Arabic script (median 0.02) and 0.306 in
+Arabizi (median 0.12, 99th percentile 0.26: its spellings vary); invented words in real Derja frames,
+0.23 and more. The per-line language ramp leaves a quarter of a line's words free for rare and
+misspelt words, and particles count there: a poem can hide an invented content word in every line
+under it. Tighter (0.18-0.10 Arabic, 0.35-0.24 Arabizi) costs genuine poems. At `zero` the gate is
+LEXICON_FLOOR, where the reward is at most 0."""
+LEXICON_FLOOR = 0.5
+LEXICON_PRIOR_WORDS = 5
+"""The share is counted as if this many more content words were known: a short poem's one or two
+rare words are weak evidence."""
+DIRECTION_RAMP = (-0.35, -0.2)
+"""The direction gate on `scorer.order.direction`, the lead per movable word of the lines as written
+over the same words read backwards (the rhyme word kept last), shrunk towards 0 by ORDER_PRIOR_WORDS:
+(zero, full). Genuine poems of `tests/redteam_rounds/` lead by 0.43 on the median and by -0.03 or more
+in 97 % (the least, -0.29, a poem the order gate already misreads); reversed lines trail by 0.37 on
+the median, and a random order leads by about 0. At `zero` the gate is ORDER_FLOOR."""
 ORDER_PRIOR_WORDS = 24
 """The gain is shrunk towards `full` as if this many more words had been seen in order: a few lines
 are weak evidence either way (a short poem is not gated on two lines' order)."""
@@ -211,6 +230,9 @@ class Reading:
     words: list[str]
     segments: list[list[str]]
     """Hemistichs (a line without a caesura is one), each as its words."""
+    order: tuple[float, float, int]
+    """`scorer.order.measure` of the segments: (gain over a random order, lead over the reversal,
+    movable words), read once for the order and direction factors."""
     shortfall: Shortfall
     chars: Chars
     variety: Variety
@@ -247,10 +269,36 @@ def _case_factor(r: Reading) -> float:
 def _order_factor(r: Reading) -> float:
     """Words: their order's gain over a random order of the same words (`scorer.order`), shrunk
     towards full by ORDER_PRIOR_WORDS, ramped by ORDER_RAMP, from ORDER_FLOOR to 1."""
-    gain, moved = order_gain(r.segments, r.script)
+    gain, _, moved = r.order
     zero, full = ORDER_RAMP[r.script]
     gain = (gain * moved + full * ORDER_PRIOR_WORDS) / (moved + ORDER_PRIOR_WORDS)
     return ORDER_FLOOR + (1.0 - ORDER_FLOOR) * ramp(gain, zero, full)
+
+
+def _lexicon_factor(r: Reading) -> float:
+    """Words: the share of content words the asked script's lexicon does not know, rhyme words
+    included, ramped by LEXICON_RAMP from LEXICON_FLOOR to 1. A word the lexicon knows as a particle
+    or pronoun (`is_function_word`) is no content word."""
+    table = _ARABIZI_WORDS if r.script == "arabizi" else _ARABIC_WORDS
+    unknown = content = 0
+    for w in r.words:
+        if table[w]:
+            if _FUNCTION_WORDS[w]:
+                continue
+        else:
+            unknown += 1
+        content += 1
+    zero, full = LEXICON_RAMP[r.script]
+    share = unknown / (content + LEXICON_PRIOR_WORDS)
+    return LEXICON_FLOOR + (1.0 - LEXICON_FLOOR) * ramp(share, zero, full)
+
+
+def _direction_factor(r: Reading) -> float:
+    """Words: the lead of the lines as written over their reversal (`scorer.order.direction`), shrunk
+    towards 0 by ORDER_PRIOR_WORDS, ramped by DIRECTION_RAMP from ORDER_FLOOR to 1."""
+    _, lead, moved = r.order
+    lead = lead * moved / (moved + ORDER_PRIOR_WORDS)
+    return ORDER_FLOOR + (1.0 - ORDER_FLOOR) * ramp(lead, *DIRECTION_RAMP)
 
 
 def _glue_factor(r: Reading) -> float:
@@ -275,9 +323,10 @@ def _form_factor(r: Reading) -> float:
 
 def _frame_factor(r: Reading) -> float:
     """Lines: nothing but the poem. Characters outside the allowlist, text the parser sets aside that
-    is not the poem (NOT_THE_POEM), a line of words the asked script does not hold (STRAY_LINE) and
-    runs of unknown words (UNKNOWN_RUN) cap it at NOT_THE_POEM_CAP, less their share of the text."""
-    not_poem = r.chars.foreign + sum(r.poem.dropped.get(k, 0) for k in NOT_THE_POEM)
+    is not the poem (NOT_THE_POEM), a line the form has no place for (`Shortfall.stray`), a line of
+    words the asked script does not hold (STRAY_LINE) and runs of unknown words (UNKNOWN_RUN) cap it
+    at NOT_THE_POEM_CAP, less their share of the text."""
+    not_poem = r.chars.foreign + sum(r.poem.dropped.get(k, 0) for k in NOT_THE_POEM) + r.shortfall.stray
     for ln in r.lines:
         # each word looked up in its own script's lexicon: Derja slipped into the other script is the
         # script factor's to cost; words Derja has in neither script are not the poem's
@@ -316,7 +365,9 @@ FACTORS: tuple[Factor, ...] = (
     Factor("language", _language_factor, "words"),
     Factor("variety", _variety_factor, "varieties"),
     Factor("case", _case_factor, "varieties"),
+    Factor("lexicon", _lexicon_factor, "words"),
     Factor("order", _order_factor, "words"),
+    Factor("direction", _direction_factor, "words"),
     Factor("glue", _glue_factor, "words"),
     Factor("reuse", _reuse_factor, "words"),
     Factor("list", _list_factor, "words"),
@@ -357,6 +408,7 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         asked = ""
     script = asked or ("arabizi" if poem.latin_letters > poem.arabic_letters else "arabic")
     words = [w for ln in lines for w in ln.words]
+    segments = [h for ln in lines for h in ln.hemi_words]
     reading = Reading(
         raw=raw,
         poem=poem,
@@ -365,7 +417,8 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         refs=refs,
         script=script,
         words=words,
-        segments=[h for ln in lines for h in ln.hemi_words],
+        segments=segments,
+        order=order_measure(segments, script),
         shortfall=ends.shortfall,
         chars=classify(raw[: MAX_CHARS + 1], asked),
         variety=detect(words, script, raw),

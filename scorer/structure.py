@@ -70,6 +70,9 @@ class Shortfall:
     kept apart so that what is counted per poem can be read at the asked size."""
     flaws: int = 0
     lost: dict[str, float] = field(default_factory=dict)
+    stray: int = 0
+    """Characters of lines the form has no place for (a line on top of the opening bayt): text that
+    is not the poem, which ``score.py``'s `frame` factor charges as the parser's set-aside text."""
 
     def gate_by(self, factor: float) -> None:
         """One way the poem falls short of the form: ``gate`` times ``factor`` (when under 1)."""
@@ -243,8 +246,14 @@ def score_strophic(
     opening_keys: list[str] = []  # their letters (`letters_only`)
     refrain_texts: list[str] = []
     refrain_heads: frozenset[str] = frozenset()
+    stray = 0
     if spec.opening:
         b0 = blocks.pop(0)
+        if len(b0) >= 2 and len(b0[0].halves) < 2 and len(b0[1].halves) >= 2:
+            # a line on top of the opening bayt: the opening is one bayt, or two lines, never a line
+            # and a bayt (three half-lines), so the line on top is no line of the poem (a title)
+            stray = len(b0[0].text)
+            b0 = b0[1:]
         first = b0[0]
         halves = first.halves
         if len(b0) == 1 or (len(halves) >= 2 and len(b0) > 2):
@@ -348,7 +357,7 @@ def score_strophic(
         stanza_groups.append(keys[:-1])
 
     n = len(sizes)
-    shortfall = Shortfall()
+    shortfall = Shortfall(stray=stray)
     _score_count(sub, pen, shortfall, n, spec, refs, pad_rate=0.08)
 
     sub["main"] = _pair_mean(main_keys) if len(main_keys) >= 2 else 0.0

@@ -85,10 +85,11 @@ def _unless_letters(m: re.Match[str]) -> str:
     return "" if any(ch.isalpha() for ch in m.group()) else m.group()
 
 
-_SPEAKER = re.compile(r"^\s*+[^\s:：*]++(?:\s++[^\s:：*]++)?+\s*+[:：]\s*+")
+_SPEAKER = re.compile(r"^\s*+(?![wWoOو]\s|و(?!ال)\w)[^\s:：*]++(?:\s++[^\s:：*]++)?+\s*+[:：]\s*+")
 """One or two words and a colon opening a line: a speaker's or a part's label (``الشاعر:``,
-``Lui :``), whatever its words. A poet's colon comes later in the line, before what is said (one of
-the rounds' 461 genuine poems has one, after six words); none opens a line with it."""
+``Lui :``), whatever its words, unless they open with "and" (w, o or و written apart, or و on a word
+without the article: ``w y9oul:``, ``وقالت:``). A label stands apart from the poem's sentences; "and"
+joins the line to them, so the words before the colon are the poem's reported speech."""
 _LABEL_LINE = re.compile(rf"^\s*+\(?(?:{_LABEL_WORDS})(?:\s++\S++){{0,2}}+\s*+\)?\s*+[:：.]?\s*+$", re.I)
 _PROSE_LEAD_WORDS = (
     r"here|this|sure|certainly|of course|i hope|note|voici|voilà|bien sûr|j'espère|"

@@ -231,3 +231,29 @@ def test_a_label_opening_a_line_is_not_the_poem_but_a_poets_colon_is() -> None:
     spoken = " ".join(words[:4]) + ": " + " ".join(words[4:])
     kept = score(POEM.replace(" ".join(words), spoken, 1), AR)
     assert kept.subscores["frame"] == 1.0 and kept.reward >= PLAIN - 0.05, kept
+
+
+def test_reported_speech_opening_with_and_is_the_poem() -> None:
+    """One or two words opening a line with "and" before a colon are the poem's reported speech
+    (w y9oul: …, وقال: …), not a label: the frame stays whole."""
+    lines = POEM.split("\n")
+    i = next(k for k, ln in enumerate(lines) if k and ln.strip() and "**" not in ln)
+    for lead in ("وقال: ", "و قالت: "):
+        said = [*lines[:i], lead + lines[i], *lines[i + 1 :]]
+        got = score("\n".join(said), AR)
+        assert got.subscores["frame"] == 1.0, (lead, got)
+    lines = LATIN.split("\n")
+    i = next(k for k, ln in enumerate(lines) if k and ln.strip() and "**" not in ln)
+    said = [*lines[:i], "w y9oul: " + lines[i], *lines[i + 1 :]]
+    assert score("\n".join(said), AZ).subscores["frame"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "title", ["يا سيدي بوسعيد يا زرقة البحر والأحلام", "Sidi Bou Said ya zarga w ya bled"]
+)
+def test_a_line_on_top_of_the_opening_bayt_is_not_the_poem(title: str) -> None:
+    """The opening is one bayt or two lines: a line on top of the opening bayt, in the same block, is
+    a title, charged as text that is not the poem (the reward at most 0)."""
+    for poem, refs in ((POEM, AR), (LATIN, AZ)):
+        got = score(f"{title}\n{poem}", refs)
+        assert got.subscores["frame"] < 1.0 and got.reward <= 0.0, (title, got)

@@ -112,3 +112,27 @@ def test_round_nine_glue_gibberish_scores_no_more_than_before() -> None:
     assert len(cases) == 5
     assert sum(r <= 0.0 for r in cases.values()) >= 3, cases
     assert max(cases.values()) <= 0.25, cases
+
+
+def test_an_invented_content_word_in_every_line_holds_the_reward_at_or_under_zero() -> None:
+    """The line ramp leaves a quarter of a line's words free, particles counted: an invented word in
+    every line of a real Derja poem stays under it, so the lexicon factor counts the poem's content
+    words instead. Every Arabic-script sample with the last body word of each line invented pays at
+    most 0, while the sample itself leaves none of them unknown enough to cost."""
+    rng = random.Random(34)
+    letters = "بتثجحخدذرزسشصضطظعغفقكلمنهوي"
+    for path in sorted(SAMPLES.glob("*.txt")):
+        refs = {"form": path.stem, "script": "arabic"}
+        text = path.read_text(encoding="utf-8")
+        assert score(text, refs).subscores["lexicon"] == 1.0, path.stem
+        out = []
+        for line in text.split("\n"):
+            halves = []
+            for h in line.split(" ** "):
+                words = h.split()
+                if len(words) >= 3:
+                    words[-2] = "".join(rng.choice(letters) for _ in range(5))
+                halves.append(" ".join(words))
+            out.append(" ** ".join(halves))
+        got = score("\n".join(out), refs)
+        assert got.subscores["lexicon"] < 1.0 and got.reward <= 0.0, (path.stem, got)

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
+from test_redteam_rounds import known_misses
 
 from scorer.arabic import contrast_similarity, normalize_arabic, rhyme, rhyme_similarity
 from scorer.catalogue import FORMS
@@ -32,6 +33,11 @@ _CAESURA = re.compile(r" \*\* | {3,}|\t|\*\*")
 SPELLINGS = {"7": "h", "5": "kh", "9": "q"}
 ORDER_MISS = (
     "scorer/order.py's Arabizi table lists TArC's spellings: h-words are read by shape (outside rhyme9)"
+)
+VARIETY_MISS = (
+    "h for 7 throughout (ta7t, 7it, a7rar, 7ob written taht, hit, ahrar, hob): the Tunisian markers "
+    "are listed with 7, and the n-gram classifier's Tunisian read no longer outweighs its Maghrebi "
+    "neighbours together, so the marker-free rule reads no variety (1.0 -> 0.0; issue 34, varieties)"
 )
 LOOSE_MISS = (
     "7mema (dove) is a word only by the digit's loose floor (MIN_VARIANT); hmema is looked up exactly "
@@ -64,6 +70,8 @@ KNOWN_MISSES = {
     ("r8-008", "759"): ORDER_MISS,
     ("r9-016", "7"): LOOSE_MISS,
     ("r9-016", "759"): LOOSE_MISS,
+    ("r21-010", "7"): VARIETY_MISS,
+    ("r21-010", "759"): VARIETY_MISS,
 }
 
 
@@ -184,8 +192,9 @@ def _malzumas() -> list[tuple[str, list[list[str]], str]]:
         path = folder / "malzuma.txt"
         if path.exists():
             out.append((f"sample {script}", path.read_text(encoding="utf-8"), script))
+    missed = known_misses()  # a poem the reward already misreads says nothing sent as a mugef
     for case in _round_cases():
-        if case["tier"] == "genuine" and case["references"]["form"] == "malzuma":
+        if case["tier"] == "genuine" and case["references"]["form"] == "malzuma" and case["id"] not in missed:
             out.append((case["id"], case["text"], case["references"].get("script", "arabic")))
     kept = []
     for name, text, script in out:
@@ -209,6 +218,9 @@ OPENING_ORDER_MISS = (
 MALZUMA_MISSES = {
     "r15-002": OPENING_ORDER_MISS,
     "r15-014": OPENING_ORDER_MISS,
+    "r20-043": "word order: without its opening the stanzas' gain over a shuffle falls under the Arabic "
+    "ramp's full (order 0.90), and its stanza rhymes are near one another (distinct 0.82): 0.78; as "
+    "sent, with the opening, it pays 0.98",
     "r19-001": "word order: without its opening and refrain the four stanzas' gain over a shuffle falls "
     "under the Arabic ramp and the order factor sits at its floor (0.5, reward -0.02); as sent, with "
     "the opening, it is held genuine",

@@ -148,13 +148,16 @@ SPACE_CUT_MISS = (
 GLUED_MISS = (
     "the blank line between two stanzas lost at a part boundary (round 18, read after it was written): "
     "the stanzas read as one, the refrain or the size off (r18-001 0.92 -> 0.65, r18-036 0.90 -> 0.68), "
-    "and a msaddes glued into one twelve-line stanza loses its form gate (r18-014 0.99 -> -1.0)"
+    "and a msaddes glued into one twelve-line stanza loses its form gate (r18-014 0.99 -> -1.0; round "
+    "20's r20-008 1.0 -> 0.77, and a mugef r20-023 0.83 -> -0.89)"
 )
 TWO_PARTS_MISSES = {
     "r16-110": SPACE_CUT_MISS,
     "r18-001": GLUED_MISS,
     "r18-014": GLUED_MISS,
     "r18-036": GLUED_MISS,
+    "r20-008": GLUED_MISS,
+    "r20-023": GLUED_MISS,
 }
 
 
