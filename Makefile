@@ -43,14 +43,15 @@ install: $(STAMP)
 
 ## make test: lint (ruff, and lint-imports for the layers of docs/architecture.md), then every test (unit, contract, integration against real local servers, and the
 ## real Pulumi engine end to end: built first where Go is installed, else a `pulumi` on PATH is used),
-## on two pytest-xdist workers per core. Every test keeps its servers and state in its own temporary
+## on three pytest-xdist workers per core. Every test keeps its servers and state in its own temporary
 ## directory; the longest tests are collected first (tests/conftest.py) and handed out one at a time,
 ## but a module whose module fixture runs a whole job (`xdist_group`) stays on one worker.
 ## The scorer image is built first where podman can run (the local stack's `pulumi up` builds it: built
 ## once here, not inside one engine test's time limit).
-# Two workers per core: the engine and server tests spend much of their time waiting on subprocesses,
-# so a second worker per core keeps the CPUs busy (measured: pytest 10 m 21 s against 10 m 49 s).
-PYTEST_WORKERS := $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
+# Three workers per core: the engine and server tests spend much of their time waiting on subprocesses,
+# so more workers than cores keep the CPUs busy (pytest on 2 cores: one per core 10 m 49 s, two 10 m 21 s;
+# later, two per core with two-epoch engine scenarios 8 m 52 s, three with one-epoch ones 8 m 11 s).
+PYTEST_WORKERS := $(shell echo $$(( 3 * $$(nproc 2>/dev/null || echo 1) )))
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 test: $(STAMP) standin image-tools $(if $(shell command -v go),engine)
 	$(VENV)/bin/ruff check .

@@ -45,12 +45,12 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINE_BIN = ROOT / "build" / "engine" / "bin"
 STACK_FILE = ROOT / "Pulumi.local.yaml"
 STEP_SECONDS = "0.02"
-EPOCHS = 2
-"""The epochs of an engine scenario's run: the local stack's six, cut to two. A scenario tests the
-lifecycle (create, read, checkpoints, promotion, destroy), which two epochs (52 steps, two
-checkpoints) exercise as six do; the README's own commands (tests/test_readme_commands.py) and the
-plain CLI run the committed stack file as it is. Four epochs fewer save about 11 s of every `up`. A
-scenario that needs more sets `epochs` (`@pytest.mark.local_stack(epochs=…)`)."""
+EPOCHS = 1
+"""The epochs of an engine scenario's run: the local stack's six, cut to one (26 steps, one
+checkpoint). A scenario tests the lifecycle (create, read, checkpoints, promotion, destroy), which one
+epoch exercises as six do; the README's own commands (tests/test_readme_commands.py) and the plain CLI
+run the committed stack file as it is. Five epochs fewer save about 14 s of every `up`. A scenario
+that needs more sets `epochs` (`@pytest.mark.local_stack(epochs=…)`)."""
 
 
 def require_engine() -> None:
