@@ -90,7 +90,7 @@ LEXICON_PRIOR_WORDS = 5
 """The share is counted as if this many more content words were known: a short poem's one or two
 rare words are weak evidence."""
 DIRECTION_RAMP = (-0.35, -0.2)
-"""The direction gate on `scorer.order.direction`, the lead per movable word of the lines as written
+"""The direction gate on the lead of `scorer.order.measure`: per movable word, the lines as written
 over the same words read backwards (the rhyme word kept last), shrunk towards 0 by ORDER_PRIOR_WORDS:
 (zero, full). Genuine poems of `tests/redteam_rounds/` lead by 0.43 on the median and by -0.03 or more
 in 97 % (the least, -0.29, a poem the order gate already misreads); reversed lines trail by 0.37 on
@@ -294,7 +294,7 @@ def _lexicon_factor(r: Reading) -> float:
 
 
 def _direction_factor(r: Reading) -> float:
-    """Words: the lead of the lines as written over their reversal (`scorer.order.direction`), shrunk
+    """Words: the lead of the lines as written over their reversal (`scorer.order.measure`), shrunk
     towards 0 by ORDER_PRIOR_WORDS, ramped by DIRECTION_RAMP from ORDER_FLOOR to 1."""
     _, lead, moved = r.order
     lead = lead * moved / (moved + ORDER_PRIOR_WORDS)
