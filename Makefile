@@ -75,7 +75,7 @@ image-tools: $(STAMP)
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-## make test-fast: the edit loop, under a minute on two cores: the tests that start no server, engine
+## make test-fast: the edit loop, about a minute on two cores: the tests that start no server, engine
 ## or container (not marked slow), in parallel; tests that prove two implementations agree run a fixed,
 ## seeded sample of their cases here and every case in `make test` (tests/sweeps.py). Bytecode is
 ## written (__pycache__/, ignored by git) even where PYTHONDONTWRITEBYTECODE is set: else every worker
