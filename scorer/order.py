@@ -293,11 +293,6 @@ def model(script: str) -> Model:
     return Model(DIR / f"{script}.tsv", script == "arabic")
 
 
-def gain(lines: list[list[str]], script: str) -> tuple[float, int]:
-    """Order gain of a poem's lines (lists of words) in ``"arabic"`` or ``"arabizi"``."""
-    return model(script).gain(lines)
-
-
 def measure(lines: list[list[str]], script: str) -> tuple[float, float, int]:
     """(gain, lead over the reversal, movable words) of a poem's lines (`Model.measure`)."""
     return model(script).measure(lines)

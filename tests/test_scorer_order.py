@@ -286,6 +286,11 @@ def test_a_common_pair_never_seen_stays_strongly_negative() -> None:
     assert m.pmi("ما", "#Pal") < -6.0
 
 
+def _backwards(words: list[str]) -> list[str]:
+    """A hemistich's words read backwards, the rhyme word kept last."""
+    return [*words[-2::-1], words[-1]] if len(words) >= 2 else words
+
+
 def test_a_reversed_line_trails_as_far_as_the_line_leads() -> None:
     """The lead over the reversal is antisymmetric: the same words read backwards (the rhyme word
     kept) trail by exactly what the lines as written lead by; and genuine poems lead."""
@@ -294,7 +299,7 @@ def test_a_reversed_line_trails_as_far_as_the_line_leads() -> None:
         segs = hemistichs(text)
         m = model(script_of(refs))
         _, lead, moved = m.measure(segs)
-        back = [[*s[-2::-1], s[-1]] if len(s) >= 2 else s for s in segs]
+        back = [_backwards(s) for s in segs]
         _, trail, moved_back = m.measure(back)
         assert moved_back == moved and abs(lead + trail) < 1e-9, (lead, trail)
         leads.append(lead)
@@ -311,10 +316,7 @@ def test_reversed_genuine_poems_lose_the_direction_gate() -> None:
         if score(text, refs).reward < 0.8:
             continue
         back = "\n".join(
-            " ** ".join(
-                " ".join([*h.split()[-2::-1], h.split()[-1]]) if h.split() else h for h in ln.split(" ** ")
-            )
-            for ln in text.split("\n")
+            " ** ".join(" ".join(_backwards(h.split())) for h in ln.split(" ** ")) for ln in text.split("\n")
         )
         lead = model(script_of(refs)).measure(hemistichs(text))[1]
         d = score(back, refs).subscores["direction"]
