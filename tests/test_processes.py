@@ -83,6 +83,49 @@ def test_a_free_port_can_be_bound_and_a_held_one_is_not_free() -> None:
     assert processes.port_free(port)
 
 
+SERVE_200 = """
+import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+class H(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
+HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+"""
+
+
+def test_a_server_that_loses_its_port_before_binding_it_starts_again_on_another() -> None:
+    """The race `serve_on_free_port` survives: the first port is taken between the probe and the bind
+    (held here), so that server exits on its bind error, and the second start answers."""
+    ports: list[int] = []
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen(1)
+        taken = holder.getsockname()[1]
+
+        def start(port: int) -> subprocess.Popen:
+            ports.append(port)
+            bind = taken if len(ports) == 1 else port
+            return subprocess.Popen([sys.executable, "-c", SERVE_200, str(bind)], stderr=subprocess.DEVNULL)
+
+        proc, url = processes.serve_on_free_port(start, what="the test server")
+    try:
+        assert len(ports) == 2 and url == f"http://127.0.0.1:{ports[1]}" and processes.healthy(url)
+    finally:
+        processes.stop(proc)
+
+
+def test_a_server_that_always_exits_fails_after_its_attempts_in_one_line() -> None:
+    starts: list[subprocess.Popen] = []
+
+    def start(_port: int) -> subprocess.Popen:
+        starts.append(subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"]))
+        return starts[-1]
+
+    with pytest.raises(processes.ProcessError, match=r"^the test server exited with 3$"):
+        processes.serve_on_free_port(start, what="the test server", attempts=2)
+    assert [p.returncode for p in starts] == [3, 3]
+
+
 # --------------------------------------------------------------------------- answers
 
 

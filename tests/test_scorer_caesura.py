@@ -9,12 +9,12 @@ or one line's mark among fixed caesuras) splits nothing, and a stretched word st
 from __future__ import annotations
 
 import functools
-import json
 import re
 import unicodedata
 from pathlib import Path
 
 import pytest
+from corpus import rounds
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,12 +39,10 @@ def _bayt_poems() -> list[tuple[str, str, dict[str, str]]]:
             out.append(
                 (f"sample {script} {form}", (folder / f"{form}.txt").read_text("utf-8"), {"form": form})
             )
-    for path in sorted((ROOT / "tests" / "redteam_rounds").glob("round*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            case = json.loads(line) if line.strip() else {}
-            lines = [ln for ln in case.get("text", "").split("\n") if ln.strip()]
-            if case.get("tier") == "genuine" and lines and all(_CAESURA.search(ln) for ln in lines):
-                out.append((case["id"], case["text"], case["references"]))
+    for case in rounds():
+        lines = [ln for ln in case["text"].split("\n") if ln.strip()]
+        if case["tier"] == "genuine" and lines and all(_CAESURA.search(ln) for ln in lines):
+            out.append((case["id"], case["text"], case["references"]))
     return out
 
 

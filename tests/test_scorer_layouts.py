@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from batches import each
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sample_poems import Rewards, sample_poems
@@ -307,19 +308,19 @@ def test_every_change_has_its_kind() -> None:
 
 
 @pytest.mark.parametrize("layout", sorted(LINE_LAYOUTS))
-@pytest.mark.parametrize("poem", CORPUS, ids=[c[0] for c in CORPUS])
+@each("poem", CORPUS)
 def test_each_line_layout_keeps_its_tier(poem: tuple[str, str, dict[str, str]], layout: str) -> None:
     _check(*poem, [layout], "plain", [])
 
 
 @pytest.mark.parametrize("render", sorted(RENDERS))
-@pytest.mark.parametrize("poem", CORPUS, ids=[c[0] for c in CORPUS])
+@each("poem", CORPUS)
 def test_each_stanza_layout_keeps_its_tier(poem: tuple[str, str, dict[str, str]], render: str) -> None:
     _check(*poem, [], render, [])
 
 
 @pytest.mark.parametrize("frame", sorted(FRAMES))
-@pytest.mark.parametrize("poem", CORPUS, ids=[c[0] for c in CORPUS])
+@each("poem", CORPUS)
 def test_each_frame_is_words_that_are_not_the_poem(poem: tuple[str, str, dict[str, str]], frame: str) -> None:
     _check(*poem, [], "plain", [frame])
 
@@ -370,16 +371,7 @@ CLASSIFIER_FLIP = (
 )
 
 
-@pytest.mark.parametrize(
-    "poem",
-    [
-        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=CLASSIFIER_FLIP))
-        if c[0] == "r1-011"
-        else c
-        for c in CORPUS
-    ],
-    ids=[c[0] for c in CORPUS],
-)
+@each("poem", CORPUS, misses={"r1-011": CLASSIFIER_FLIP})
 def test_dropping_stanzas_never_raises_the_reward_and_half_pays(
     poem: tuple[str, str, dict[str, str]],
 ) -> None:
@@ -396,7 +388,7 @@ def test_dropping_stanzas_never_raises_the_reward_and_half_pays(
         prev = r
 
 
-@pytest.mark.parametrize("poem", [c for c in CORPUS if c[2].get("refrain") == "yes"], ids=lambda c: c[0])
+@each("poem", [c for c in CORPUS if c[2].get("refrain") == "yes"])
 def test_an_asked_refrain_pays_for_every_stanza_without_it(poem: tuple[str, str, dict[str, str]]) -> None:
     """Missing once, an honest imperfection (0.2–0.9 and below the poem); missing everywhere, half
     the form (≤ 0.3)."""
@@ -413,7 +405,7 @@ def test_an_asked_refrain_pays_for_every_stanza_without_it(poem: tuple[str, str,
     assert r_never <= 0.3, (name, r_never)
 
 
-@pytest.mark.parametrize("poem", [c for c in CORPUS if c[2].get("refrain") == "yes"], ids=lambda c: c[0])
+@each("poem", [c for c in CORPUS if c[2].get("refrain") == "yes"])
 def test_a_refrain_of_the_opening_second_half_pays_and_a_stub_does_not(
     poem: tuple[str, str, dict[str, str]],
 ) -> None:
@@ -526,7 +518,7 @@ def _assert_one_flaw(name: str, flawed: Blocks, refs: dict[str, str]) -> float:
     return r
 
 
-@pytest.mark.parametrize("poem", STROPHIC, ids=lambda c: c[0])
+@each("poem", STROPHIC)
 def test_a_stanza_one_line_short_pays(poem: tuple[str, str, dict[str, str]]) -> None:
     name, text, refs = poem
     blocks = _blocks(text)
@@ -538,7 +530,7 @@ def test_a_stanza_one_line_short_pays(poem: tuple[str, str, dict[str, str]]) -> 
     )
 
 
-@pytest.mark.parametrize("poem", STROPHIC, ids=lambda c: c[0])
+@each("poem", STROPHIC)
 def test_a_line_off_its_stanza_rhyme_pays_per_line(poem: tuple[str, str, dict[str, str]]) -> None:
     """One a-line ending off its stanza's rhyme is an imperfection; a second, in another stanza,
     costs as much again: the rule counts flaws, it does not recognise a case."""
@@ -563,7 +555,7 @@ def test_a_line_off_its_stanza_rhyme_pays_per_line(poem: tuple[str, str, dict[st
     assert r2 <= r1 - FLAW_COST_REWARD, (name, r1, r2)
 
 
-@pytest.mark.parametrize("poem", [c for c in CORPUS if c[2]["form"] == "gsim"], ids=lambda c: c[0])
+@each("poem", [c for c in CORPUS if c[2]["form"] == "gsim"])
 def test_a_gsim_first_half_off_its_rhyme_pays(poem: tuple[str, str, dict[str, str]]) -> None:
     """The gsim's first halves share a rhyme as a stanza's lines do: one off it is a flaw."""
     name, text, refs = poem

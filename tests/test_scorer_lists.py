@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+from batches import each
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +24,7 @@ HONEST = ("genuine", "harmless", "imperfect", "wrong_form")
 HONEST_POEMS = samples() + round_cases(*HONEST)
 
 
-@pytest.mark.parametrize("poem", HONEST_POEMS, ids=lambda p: p[0])
+@each("poem", HONEST_POEMS)
 def test_honest_poems_keep_the_list_gate(poem: tuple[str, str, dict[str, str]]) -> None:
     """No genuine, harmless, imperfect or wrong-form poem of the rounds nor a sample pays: a poem
     may enumerate in a line or two (r6-089: the palm, the dates and the sand)."""

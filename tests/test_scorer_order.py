@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+from batches import each
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -103,16 +104,7 @@ KNOWN_MISSES = {
 remove it from here."""
 
 
-@pytest.mark.parametrize(
-    ("name", "text", "refs"),
-    [
-        pytest.param(*g, marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[g[0]]))
-        if g[0] in KNOWN_MISSES
-        else g
-        for g in GENUINE
-    ],
-    ids=[g[0] for g in GENUINE],
-)
+@each("name, text, refs", GENUINE, misses=KNOWN_MISSES)
 def test_a_genuine_poem_keeps_the_gate_and_beats_its_shuffles(
     name: str, text: str, refs: dict[str, str]
 ) -> None:
@@ -212,7 +204,7 @@ def test_word_salad_is_rarely_paid() -> None:
     assert sum(g == 0.0 for g in glue) >= 0.5 * len(glue)
 
 
-@pytest.mark.parametrize(("name", "text", "refs"), GENUINE, ids=[g[0] for g in GENUINE])
+@each("name, text, refs", GENUINE)
 def test_a_genuine_poem_has_its_glue(name: str, text: str, refs: dict[str, str]) -> None:
     """Every genuine poem keeps the glue gate whole (no sub-score, no cost), and so does every
     order of its lines' words: glue is what a line holds, not where."""

@@ -9,10 +9,10 @@ every genuine case of the red-team rounds.
 from __future__ import annotations
 
 import itertools
-import json
 from pathlib import Path
 
 import pytest
+from corpus import round_cases
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_scorer_layouts import CORPUS as LAYOUT_CORPUS
@@ -21,12 +21,7 @@ from scorer.response import extract_text
 from scorer.score import score
 
 ROUNDS = Path(__file__).resolve().parent / "redteam_rounds"
-CORPUS = [c for c in LAYOUT_CORPUS if c[0].startswith("sample")] + [
-    (case["id"], case["text"], case["references"])
-    for path in sorted(ROUNDS.glob("round*.jsonl"))
-    for case in map(json.loads, path.read_text(encoding="utf-8").splitlines())
-    if case["tier"] == "genuine"
-]
+CORPUS = [c for c in LAYOUT_CORPUS if c[0].startswith("sample")] + round_cases("genuine")
 
 
 def _plain(text: str, refs: dict[str, str]) -> float:

@@ -7,11 +7,11 @@ red-team rounds whose stanzas close on the opening's first half, the three score
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
+from corpus import rounds
 
 from scorer.score import score
 
@@ -28,11 +28,9 @@ def _corpus() -> list[tuple[str, str, dict[str, str]]]:
     ):
         text = (folder / "malzuma.txt").read_text(encoding="utf-8")
         out.append((f"sample-{script}", text, {"form": "malzuma", "script": script, "refrain": "yes"}))
-    for path in sorted((ROOT / "tests" / "redteam_rounds").glob("round*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            case = json.loads(line)
-            if case["tier"] == "genuine" and case["references"].get("form") == "malzuma":
-                out.append((case["id"], case["text"], case["references"]))
+    for case in rounds():
+        if case["tier"] == "genuine" and case["references"].get("form") == "malzuma":
+            out.append((case["id"], case["text"], case["references"]))
     return out
 
 

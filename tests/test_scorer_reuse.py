@@ -8,6 +8,7 @@ import random
 from collections import Counter
 
 import pytest
+from batches import each
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sample_poems import sample_poems
@@ -47,7 +48,7 @@ def test_the_share_is_the_mean_over_every_stretch(words: list[str], window: int)
     assert reuse_share(words, window) == pytest.approx(_brute(words, window), abs=1e-12)
 
 
-@pytest.mark.parametrize(("name", "response", "refs"), HONEST, ids=[h[0] for h in HONEST])
+@each("name, response, refs", HONEST)
 def test_honest_poems_keep_the_gate_open(name: str, response: object, refs: dict[str, str]) -> None:
     """Genuine, harmless, imperfect and wrong-form poems of every round, and the samples: an honest
     poet does not recycle (the highest share among them is about half the ramp's start)."""

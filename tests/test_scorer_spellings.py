@@ -12,11 +12,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
+from batches import each
+from corpus import rounds
 from test_redteam_rounds import known_misses
 
 from scorer.arabic import contrast_similarity, normalize_arabic, rhyme, rhyme_similarity
@@ -76,10 +77,7 @@ KNOWN_MISSES = {
 
 
 def _round_cases() -> list[dict]:
-    out = []
-    for path in sorted(ROUNDS.glob("round*.jsonl")):
-        out += [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
-    return out
+    return list(rounds())
 
 
 def _arabizi_corpus() -> list[tuple[str, str, dict[str, str]]]:
@@ -104,23 +102,17 @@ def _reward(text: str, refs: dict[str, str]) -> float:
     return score({"parts": [{"text": text}]}, refs).reward
 
 
-_PARAMS = [
-    pytest.param(
-        name,
-        text,
-        refs,
-        digits,
-        id=f"{name}-{digits}",
-        marks=[pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[(name, digits)])]
-        if (name, digits) in KNOWN_MISSES
-        else [],
-    )
-    for name, text, refs in _arabizi_corpus()
-    for digits in ("7", "5", "9", "759")
+_RESPELLINGS = [
+    (name, text, refs, digits) for name, text, refs in _arabizi_corpus() for digits in ("7", "5", "9", "759")
 ]
 
 
-@pytest.mark.parametrize(("name", "text", "refs", "digits"), _PARAMS)
+@each(
+    "name, text, refs, digits",
+    _RESPELLINGS,
+    misses={f"{name}-{digits}": why for (name, digits), why in KNOWN_MISSES.items()},
+    name=lambda case: f"{case[0]}-{case[3]}",
+)
 def test_letter_spellings_of_the_digits_are_the_digits(
     name: str, text: str, refs: dict[str, str], digits: str
 ) -> None:
@@ -231,19 +223,7 @@ def test_the_corpus_has_malzumas_of_mugef_stanzas() -> None:
     assert len(MALZUMAS) >= 30
 
 
-@pytest.mark.parametrize(
-    ("name", "blocks", "script"),
-    [
-        pytest.param(
-            *m,
-            id=m[0],
-            marks=[pytest.mark.xfail(strict=True, reason=MALZUMA_MISSES[m[0]])]
-            if m[0] in MALZUMA_MISSES
-            else [],
-        )
-        for m in MALZUMAS
-    ],
-)
+@each("name, blocks, script", MALZUMAS, misses=MALZUMA_MISSES)
 def test_a_malzuma_sent_for_a_form_without_an_opening_pays(
     name: str, blocks: list[list[str]], script: str
 ) -> None:

@@ -137,6 +137,37 @@ def wait_healthy(
     wait_until(lambda: healthy(url), what=what or f"the server at {url}", timeout=timeout, proc=proc, log=log)
 
 
+PORT_ATTEMPTS = 3
+"""Starts of a server on a free port before its failure is the caller's (`serve_on_free_port`)."""
+
+
+def serve_on_free_port(
+    start: Callable[[int], subprocess.Popen], *, what: str, attempts: int = PORT_ATTEMPTS
+) -> tuple[subprocess.Popen, str]:
+    """Start a server with ``start(port)`` on a `free_port` and wait until it is `healthy`; return the
+    process and its base URL.
+
+    The port is free when probed, but the server binds it a moment later, and any outgoing connection
+    on the machine may be given that port meanwhile (the kernel hands out the same range): the server
+    then exits at once. Such a start is tried again on another port, up to `attempts` times in all. A
+    server that exits for another reason fails each time and the last failure is raised, one line; one
+    that never answers is stopped and its timeout raised at once."""
+    for attempt in range(1, attempts + 1):
+        port = free_port()
+        proc = start(port)
+        url = f"http://{LOOPBACK}:{port}"
+        try:
+            wait_healthy(url, proc=proc, what=what)
+        except ProcessError:
+            exited = proc.poll() is not None
+            stop(proc)
+            if exited and attempt < attempts:
+                continue
+            raise
+        return proc, url
+    raise AssertionError("attempts must be at least 1")
+
+
 def _tail(log: Path | None) -> str:
     """` (last line of the log); see LOG`, or nothing without a log."""
     if log is None:

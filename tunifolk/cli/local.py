@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tunifolk.paths import ROOT
-from tunifolk.processes import ProcessError, free_port, stop, wait_healthy
+from tunifolk.processes import ProcessError, serve_on_free_port, stop, wait_healthy
 
 
 @contextlib.contextmanager
@@ -49,22 +49,23 @@ def scorer(
     """Run `python -m scorer` on a free loopback port; yield its base URL. `stdout` (appended to)
     keeps its standard output, the rollout ledger's records, as Cloud Run hands it to Cloud Logging
     (`tunifolk.ledger`); else it is dropped when `quiet`."""
-    port = free_port()
     with contextlib.ExitStack() as files:
         out: Any = subprocess.DEVNULL if quiet else None
         if stdout is not None:
             stdout.parent.mkdir(parents=True, exist_ok=True)
             out = files.enter_context(open(stdout, "ab"))
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "scorer"],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.DEVNULL if quiet else None,
-            env={**os.environ, "PORT": str(port), "HOST": "127.0.0.1", **(env or {})},
-        )
-    url = f"http://127.0.0.1:{port}"
+
+        def start(port: int) -> subprocess.Popen:
+            return subprocess.Popen(
+                [sys.executable, "-m", "scorer"],
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.DEVNULL if quiet else None,
+                env={**os.environ, "PORT": str(port), "HOST": "127.0.0.1", **(env or {})},
+            )
+
+        proc, url = serve_on_free_port(start, what="the scorer")
     try:
-        wait_healthy(url, proc=proc, what="the scorer")
         yield url
     finally:
         stop(proc)
