@@ -8,6 +8,7 @@ import json
 import random
 from pathlib import Path
 
+from corpus import rounds
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -24,11 +25,9 @@ def _genuine() -> list[tuple[str, bool]]:
     """Every genuine poem of data/samples and the red-team rounds: (text, Arabizi)."""
     out = [(p.read_text(encoding="utf-8"), False) for p in sorted(SAMPLES.glob("*.txt"))]
     out += [(p.read_text(encoding="utf-8"), True) for p in sorted((SAMPLES / "arabizi").glob("*.txt"))]
-    for path in sorted((ROOT / "tests" / "redteam_rounds").glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            case = json.loads(line)
-            if case["tier"] == "genuine":
-                out.append((case["text"], case["references"].get("script") == "arabizi"))
+    for case in rounds():
+        if case["tier"] == "genuine":
+            out.append((case["text"], case["references"].get("script") == "arabizi"))
     return out
 
 
@@ -81,6 +80,9 @@ def test_an_unknown_rhyme_word_costs_at_least_an_unknown_body_word(poem: int, pi
     at_rhyme[k][-1] = odd
     in_body = [list(h) for h in lines[i]]
     in_body[k][j] = odd
+    # in the body the non-word may still end as a body word does, once folded (ziralak and tsawrek
+    # in Arabizi): the hemistich is then a rhyme list, another rule's business
+    assume(not _rhyme_list([arabizi_fold(w) for w in in_body[k]] if arabizi else in_body[k]))
     assert _gate(at_rhyme, arabizi) <= _gate(in_body, arabizi) + 1e-12, (lines[i], k, j, odd)
 
 

@@ -9,10 +9,10 @@ genuine strophic case of the red-team rounds.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import pytest
+from batches import each
+from corpus import rounds
 from sample_poems import Rewards
 from test_redteam_rounds import known_misses
 
@@ -39,12 +39,10 @@ def _corpus() -> list[tuple[str, str, dict[str, str]]]:
             if FORMS[path.stem].refrain != "none":
                 refs["refrain"] = "yes"
             out.append((f"sample-{script}-{path.stem}", path.read_text(encoding="utf-8"), refs))
-    for path in sorted((ROOT / "tests" / "redteam_rounds").glob("round*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            case = json.loads(line)
-            form = FORMS.get(case["references"].get("form", ""))
-            if case["tier"] == "genuine" and form is not None and form.kind == "strophic":
-                out.append((case["id"], case["text"], case["references"]))
+    for case in rounds():
+        form = FORMS.get(case["references"].get("form", ""))
+        if case["tier"] == "genuine" and form is not None and form.kind == "strophic":
+            out.append((case["id"], case["text"], case["references"]))
     return out
 
 
@@ -78,7 +76,7 @@ def test_the_corpus_covers_every_strophic_form_in_both_scripts() -> None:
     assert {(f, s) for f in strophic for s in ("arabic", "arabizi")} <= forms, forms
 
 
-@pytest.mark.parametrize("poem", KEPT, ids=lambda c: c[0])
+@each("poem", KEPT)
 def test_one_blank_line_forgotten_between_stanzas_is_free(poem: tuple[str, str, dict[str, str]]) -> None:
     """Each pair of neighbouring stanzas written as one block, the other blank lines kept."""
     name, text, refs = poem
@@ -90,7 +88,7 @@ def test_one_blank_line_forgotten_between_stanzas_is_free(poem: tuple[str, str, 
         assert abs(got - PLAIN[name]) <= TOLERANCE, (name, i, PLAIN[name], got)
 
 
-@pytest.mark.parametrize("poem", KEPT, ids=lambda c: c[0])
+@each("poem", KEPT)
 def test_one_blank_line_too_many_inside_a_stanza_is_free(poem: tuple[str, str, dict[str, str]]) -> None:
     """The mirror case: one stanza cut in two by a blank line, at each place inside it; but the
     poem's first line alone above a blank line, which reads as a title (``scorer/frame.py``)."""
@@ -110,21 +108,10 @@ BAYTS_APART_MISS = (
     "0.99, r17-100 -0.43 against 1.0. "
     "A blank line forgotten or doubled, or one return line apart, read as half-lines (scorer/stanzas.py)"
 )
-APART_MISSES = {"r15-017": BAYTS_APART_MISS, "r17-100": BAYTS_APART_MISS}
+APART_MISSES = {k: BAYTS_APART_MISS for k in ("r15-017", "r17-100", "r22-034", "r22-042")}
 
 
-@pytest.mark.parametrize(
-    "poem",
-    [
-        pytest.param(
-            c,
-            id=c[0],
-            marks=[pytest.mark.xfail(strict=True, reason=APART_MISSES[c[0]])] if c[0] in APART_MISSES else [],
-        )
-        for c in KEPT
-        if c[2].get("refrain") != "yes"
-    ],
-)
+@each("poem", [c for c in KEPT if c[2].get("refrain") != "yes"], misses=APART_MISSES)
 def test_every_return_line_set_apart_is_free(poem: tuple[str, str, dict[str, str]]) -> None:
     """The last line of every stanza (its return to the poem-wide rhyme) on its own, as some printed
     diwans set it; and of one stanza only."""
@@ -149,7 +136,8 @@ GLUED_MISS = (
     "the blank line between two stanzas lost at a part boundary (round 18, read after it was written): "
     "the stanzas read as one, the refrain or the size off (r18-001 0.92 -> 0.65, r18-036 0.90 -> 0.68), "
     "and a msaddes glued into one twelve-line stanza loses its form gate (r18-014 0.99 -> -1.0; round "
-    "20's r20-008 1.0 -> 0.77, and a mugef r20-023 0.83 -> -0.89)"
+    "20's r20-008 1.0 -> 0.77, and a mugef r20-023 0.83 -> -0.89; round 22's muthallath of three "
+    "stanzas r22-021 0.97 -> -0.71)"
 )
 TWO_PARTS_MISSES = {
     "r16-110": SPACE_CUT_MISS,
@@ -158,20 +146,11 @@ TWO_PARTS_MISSES = {
     "r18-036": GLUED_MISS,
     "r20-008": GLUED_MISS,
     "r20-023": GLUED_MISS,
+    "r22-021": GLUED_MISS,
 }
 
 
-@pytest.mark.parametrize(
-    "poem",
-    [
-        pytest.param(
-            c,
-            id=c[0],
-            marks=[pytest.mark.xfail(strict=True, reason=r)] if (r := TWO_PARTS_MISSES.get(c[0])) else [],
-        )
-        for c in KEPT
-    ],
-)
+@each("poem", KEPT, misses=TWO_PARTS_MISSES)
 def test_a_poem_in_two_text_parts_is_free(poem: tuple[str, str, dict[str, str]]) -> None:
     """Cut at a stanza boundary into two text parts, with the blank line at the end of the first,
     at the start of the second, or lost; and cut at a line boundary inside a stanza."""
@@ -209,7 +188,7 @@ def _fixed(form: str) -> int | None:
     return lo if spec.kind == "strophic" and lo == hi and not spec.opening else None
 
 
-@pytest.mark.parametrize("poem", [c for c in KEPT if _fixed(c[2]["form"])], ids=lambda c: c[0])
+@each("poem", [c for c in KEPT if _fixed(c[2]["form"])])
 def test_stanzas_of_another_size_merged_to_fit_earn_nothing(poem: tuple[str, str, dict[str, str]]) -> None:
     """The mirror of a forgotten blank line: a poem of k-line stanzas asked as a form of another
     stanza size, laid out as is, with every two (or three) stanzas written as one block, and with
