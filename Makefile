@@ -75,9 +75,10 @@ image-tools: $(STAMP)
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-## make test-fast: the edit loop, about a minute on two cores: the tests that start no server, engine
+## make test-fast: the edit loop, under a minute on two cores: the tests that start no server, engine
 ## or container (not marked slow), in parallel; tests that prove two implementations agree run a fixed,
-## seeded sample of their cases here and every case in `make test` (tests/sweeps.py). Bytecode is
+## seeded sample of their cases here and every case in `make test` (tests/sweeps.py), and a property
+## of the poem corpus checks half of it here, every poem in `make test` (tests/batches.py). Bytecode is
 ## written (__pycache__/, ignored by git) even where PYTHONDONTWRITEBYTECODE is set: else every worker
 ## and every `python -m` a test starts compiles the sources again, seconds a run.
 test-fast: $(STAMP)

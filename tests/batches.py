@@ -6,6 +6,9 @@ item is set up, timed and reported to pytest-xdist's controller, about 1.3 ms of
 thousand of them were a quarter of ``make test-fast``. A batch runs its cases in one item and fails
 with every case that broke, named, each with its message, so nothing a per-case item said is lost.
 
+`make test-fast`, the edit loop, checks every other batch (half of each corpus, the same half every
+run: the batches at even places); the others are marked slow, so `make test` checks every case.
+
 A case that is known to break (an entry of `misses`, with its reason) is what an ``xfail(strict=True)``
 was: the batch fails if it breaks no more, so the entry leaves when its fix lands.
 """
@@ -49,7 +52,11 @@ def each(
         raise ValueError(f"misses name cases the corpus does not hold: {unknown}")
     pairs = list(zip(ids, cases, strict=True))
     batches = [
-        pytest.param(pairs[i : i + size], id=f"{pairs[i][0]}..{pairs[i : i + size][-1][0]}")
+        pytest.param(
+            pairs[i : i + size],
+            id=f"{pairs[i][0]}..{pairs[i : i + size][-1][0]}",
+            marks=[pytest.mark.slow] if (i // size) % 2 else [],
+        )
         for i in range(0, len(pairs), size)
     ]
 

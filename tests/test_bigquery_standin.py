@@ -22,10 +22,22 @@ def record(step: int, job: str = "7") -> bytes:
     return ledger.log_line(fields)
 
 
+def _six_records(folder: Path) -> Ledger:
+    (folder / "scorer.stdout").write_bytes(b"".join(record(s) for s in range(6)))
+    return Ledger([folder])
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory: pytest.TempPathFactory) -> Ledger:
+    """A ledger of six records shared by the tests that only query it: its query processes start
+    once, not per test (each start imports Python and DuckDB, about a third of a second)."""
+    return _six_records(tmp_path_factory.mktemp("ledger"))
+
+
 @pytest.fixture()
-def book(tmp_path: Path) -> Ledger:
-    (tmp_path / "scorer.stdout").write_bytes(b"".join(record(s) for s in range(6)))
-    return Ledger([tmp_path])
+def own_book(tmp_path: Path) -> Ledger:
+    """A ledger of its own, for a test that writes to it or changes the stand-in's limits."""
+    return _six_records(tmp_path)
 
 
 def ask(book: Ledger, sql: str, *params: object, **request: object) -> dict:
@@ -103,27 +115,29 @@ def test_a_query_without_a_default_dataset_is_refused(book: Ledger) -> None:
     assert refused.value.status == 400
 
 
-def test_a_query_past_timeout_ms_is_incomplete_and_its_results_come_later(book: Ledger, monkeypatch) -> None:
+def test_a_query_past_timeout_ms_is_incomplete_and_its_results_come_later(
+    own_book: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
     heavy = (
         f"SELECT count(*) FROM {TABLE} a, {TABLE} b, {TABLE} c, {TABLE} d, {TABLE} e, {TABLE} f, {TABLE} g"
     )
-    first = ask(book, heavy, timeoutMs=0)
+    first = ask(own_book, heavy, timeoutMs=0)
     assert first["jobComplete"] is False and "rows" not in first
     job = first["jobReference"]["jobId"]
-    done = book.results("p", job, None, None, 30_000)
+    done = own_book.results("p", job, None, None, 30_000)
     assert done["jobComplete"] is True and done["rows"][0]["f"][0]["v"] == str(6**7)
 
 
-def test_a_runaway_query_stops_at_the_stand_ins_limits(book: Ledger, monkeypatch) -> None:
+def test_a_runaway_query_stops_at_the_stand_ins_limits(own_book: Ledger, monkeypatch) -> None:
     monkeypatch.setattr(bigquery, "MAX_ROWS", 10)
     with pytest.raises(QueryError, match="Response too large") as refused:
-        ask(book, f"SELECT a.severity FROM {TABLE} a, {TABLE} b")
+        ask(own_book, f"SELECT a.severity FROM {TABLE} a, {TABLE} b")
     assert refused.value.reason == "responseTooLarge"
     monkeypatch.setattr(bigquery, "JOB_LIMIT_S", 0.2)
     tables = ", ".join(f"{TABLE} t{i}" for i in range(10))  # 6**10 rows
     loop = f"SELECT sum(hash(t0.jsonPayload.step + t9.jsonPayload.step)) FROM {tables}"
     with pytest.raises(QueryError, match="limit of"):
-        ask(book, loop, timeoutMs=60_000)
+        ask(own_book, loop, timeoutMs=60_000)
 
 
 def test_a_records_json_numbers_round_trip(tmp_path: Path) -> None:
@@ -226,21 +240,21 @@ def test_a_malformed_request_is_a_400_naming_the_field(book: Ledger, extra: dict
     assert refused.value.status == 400
 
 
-def test_queued_queries_are_capped(book: Ledger, monkeypatch) -> None:
+def test_queued_queries_are_capped(own_book: Ledger, monkeypatch) -> None:
     slow = ", ".join(f"{TABLE} t{i}" for i in range(9))  # 6**9 rows to count: seconds each
     monkeypatch.setattr(bigquery, "JOB_LIMIT_S", 3.0)
     for _ in range(bigquery.MAX_PENDING):
-        assert ask(book, f"SELECT count(*) FROM {slow}", timeoutMs=0)["jobComplete"] is False
+        assert ask(own_book, f"SELECT count(*) FROM {slow}", timeoutMs=0)["jobComplete"] is False
     with pytest.raises(QueryError) as refused:
-        ask(book, f"SELECT count(*) FROM {slow}", timeoutMs=0)
+        ask(own_book, f"SELECT count(*) FROM {slow}", timeoutMs=0)
     assert refused.value.status == 429 and refused.value.reason == "rateLimitExceeded"
 
 
-def test_a_result_is_bounded_in_bytes(book: Ledger, monkeypatch) -> None:
+def test_a_result_is_bounded_in_bytes(own_book: Ledger, monkeypatch) -> None:
     monkeypatch.setattr(bigquery, "MAX_RESULT_BYTES", 1000)  # six whole records are ~2,000 bytes
     with pytest.raises(QueryError, match="over 1000 bytes"):
-        ask(book, f"SELECT jsonPayload FROM {TABLE}", timeoutMs=60_000)
-    assert ask(book, f"SELECT jsonPayload.step FROM {TABLE}")["totalRows"] == "6"
+        ask(own_book, f"SELECT jsonPayload FROM {TABLE}", timeoutMs=60_000)
+    assert ask(own_book, f"SELECT jsonPayload.step FROM {TABLE}")["totalRows"] == "6"
 
 
 def _row(payload: dict, label: str = "eval") -> dict:
@@ -250,23 +264,23 @@ def _row(payload: dict, label: str = "eval") -> dict:
     }
 
 
-def test_insert_all_rows_load_under_their_label_beside_the_sinks(book: Ledger) -> None:
+def test_insert_all_rows_load_under_their_label_beside_the_sinks(own_book: Ledger) -> None:
     fields = ledger.record({"step": 26, "tuningJobId": "7"}, {}, {"form": "malzuma"}, "poem", 0.9, {}, "ok")
-    answer = book.insert("p", "d", TABLE, {"rows": [_row(fields), _row(fields)]})
+    answer = own_book.insert("p", "d", TABLE, {"rows": [_row(fields), _row(fields)]})
     assert "insertErrors" not in answer
     per_label = ask(
-        book, f"SELECT labels.{ledger.LABEL_KEY} AS l, COUNT(*) AS n FROM {TABLE} GROUP BY 1 ORDER BY 1"
+        own_book, f"SELECT labels.{ledger.LABEL_KEY} AS l, COUNT(*) AS n FROM {TABLE} GROUP BY 1 ORDER BY 1"
     )
     assert [[c["v"] for c in r["f"]] for r in per_label["rows"]] == [["eval", "2"], [ledger.LABEL_VALUE, "6"]]
 
 
-def test_insert_all_refuses_a_field_the_table_lacks_and_stops_the_rest(book: Ledger) -> None:
+def test_insert_all_refuses_a_field_the_table_lacks_and_stops_the_rest(own_book: Ledger) -> None:
     good = ledger.record({"step": 1}, {}, {}, "poem", 0.1, {}, "ok")
-    answer = book.insert("p", "d", TABLE, {"rows": [_row(good), _row({**good, "injected": 1})]})
+    answer = own_book.insert("p", "d", TABLE, {"rows": [_row(good), _row({**good, "injected": 1})]})
     reasons = {e["index"]: e["errors"][0]["reason"] for e in answer["insertErrors"]}
     assert reasons == {0: "stopped", 1: "invalid"}
-    assert ask(book, f"SELECT COUNT(*) FROM {TABLE}")["rows"][0]["f"][0]["v"] == "6"  # nothing written
+    assert ask(own_book, f"SELECT COUNT(*) FROM {TABLE}")["rows"][0]["f"][0]["v"] == "6"  # nothing written
     with pytest.raises(QueryError, match="Not found: Table"):
-        book.insert("p", "d", "other_table", {"rows": [_row(good)]})
+        own_book.insert("p", "d", "other_table", {"rows": [_row(good)]})
     with pytest.raises(QueryError, match="rows must be a list"):
-        book.insert("p", "d", TABLE, {"rows": {"not": "a list"}})
+        own_book.insert("p", "d", TABLE, {"rows": {"not": "a list"}})

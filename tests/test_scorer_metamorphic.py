@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from sample_poems import Rewards
 from test_scorer_layouts import CORPUS as LAYOUT_CORPUS
 
 from scorer.arabic import normalize_arabic
@@ -71,16 +72,11 @@ def _reward(text: str, refs: dict[str, str]) -> float:
     return score({"parts": [{"text": text}]}, refs).reward
 
 
-def _corpus() -> list[tuple[str, Poem, dict[str, str], float]]:
-    out = []
-    for name, text, refs in [*LAYOUT_CORPUS, *_round2_genuine()]:
-        poem = _read(text)
-        out.append((name, poem, refs, _reward(_write(poem), refs)))
-    return out
-
-
-CORPUS = _corpus()
-POEMS = st.sampled_from(CORPUS)
+CORPUS = [(name, _read(text), refs) for name, text, refs in [*LAYOUT_CORPUS, *_round2_genuine()]]
+PLAIN = Rewards([(name, _write(poem), refs) for name, poem, refs in CORPUS])
+"""Each poem's reward written plainly, the reference: scored on first use, not at collection."""
+POEMS = st.sampled_from(CORPUS).map(lambda c: (*c, PLAIN[c[0]]))
+"""A poem of the corpus as (name, poem, references, its plain reward)."""
 
 
 def _script(refs: dict[str, str]) -> str:
@@ -104,7 +100,7 @@ def _copy(poem: Poem) -> Poem:
 
 def test_the_corpus_is_genuine_and_covers_every_form_in_both_scripts() -> None:
     """The properties mean something only from poems the scorer rewards."""
-    paid = {(r["form"], _script(r)) for _, _, r, reward in CORPUS if reward >= 0.7}
+    paid = {(r["form"], _script(r)) for name, _, r in CORPUS if PLAIN[name] >= 0.7}
     assert paid == {(f, s) for f in FORMS for s in ("arabic", "arabizi")}
 
 
@@ -346,15 +342,11 @@ def in_presentation_forms(text: str, every: int) -> str:
 _ARABIC_CORPUS = [c for c in CORPUS if _script(c[2]) == "arabic"]
 
 
-@pytest.mark.parametrize(
-    ("name", "poem", "refs", "plain"), _ARABIC_CORPUS, ids=[c[0] for c in _ARABIC_CORPUS]
-)
-def test_presentation_forms_are_look_alikes_and_cost(
-    name: str, poem: Poem, refs: dict[str, str], plain: float
-) -> None:
+@pytest.mark.parametrize(("name", "poem", "refs"), _ARABIC_CORPUS, ids=[c[0] for c in _ARABIC_CORPUS])
+def test_presentation_forms_are_look_alikes_and_cost(name: str, poem: Poem, refs: dict[str, str]) -> None:
     """One letter in two or in sixty written as its presentation form: the scorer reads the poem
     (NFKC folds them), and the look-alikes hold it at or under 0 (scorer/allow.py)."""
-    text = _write(poem)
+    text, plain = _write(poem), PLAIN[name]
     for every in (2, 60):
         assert _reward(in_presentation_forms(text, every), refs) <= min(0.0, plain), name
 

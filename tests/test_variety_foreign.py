@@ -5,6 +5,7 @@ dose (FOREIGN_DOSE), for every variety the dose counts; one such word costs noth
 
 from __future__ import annotations
 
+import functools
 import random
 from pathlib import Path
 
@@ -29,9 +30,11 @@ ROOT = Path(__file__).resolve().parent.parent
 EPSILON = 1e-9
 
 
-def _own_markers(script: str) -> dict[str, list[str]]:
+@functools.cache
+def markers(script: str) -> dict[str, list[str]]:
     """Each counted variety's words that vote for it alone at full weight (clitic forms left out),
-    as the tables of `scorer.variety` hold them: the words an attacker would swap in."""
+    as the tables of `scorer.variety` hold them: the words an attacker would swap in. Read on the
+    first call, in a test, not at collection."""
     table = ARABIC_TABLE if script == "arabic" else LATIN_SPELLING
     clitics = ("و", "ف") if script == "arabic" else ("w", "ou")
     out: dict[str, list[str]] = {}
@@ -48,22 +51,18 @@ def _own_markers(script: str) -> dict[str, list[str]]:
     return out
 
 
-MARKERS = {script: _own_markers(script) for script in VARIETIES}
 RIVALS = {script: tuple(v for v in VARIETIES[script] if v not in FOREIGN_EXEMPT) for script in VARIETIES}
 """Every variety FOREIGN_DOSE counts: the Arabic dialects, and Maltese in Latin script."""
-
-
-SAMPLE_POEMS = samples()
 
 
 @pytest.mark.parametrize("script", sorted(VARIETIES))
 def test_every_counted_rival_has_markers(script: str) -> None:
     _, zero = FOREIGN_DOSE[script]
-    assert all(len(MARKERS[script].get(v, [])) > zero for v in RIVALS[script]), MARKERS[script]
+    assert all(len(markers(script).get(v, [])) > zero for v in RIVALS[script]), markers(script)
 
 
 def test_samples_are_genuine_and_carry_no_foreign_dose() -> None:
-    for name, text, refs, plain in SAMPLE_POEMS:
+    for name, text, refs, plain in samples():
         assert plain >= 0.8, (name, plain)
         got = detect(
             WORD.findall(text if refs["script"] == "arabizi" else normalize_arabic(text)), refs["script"]
@@ -77,12 +76,12 @@ def test_detector_dose_per_rival(script: str) -> None:
     Arabizi's 7alwa, plus words swapped in) leaves the gate at 1; `zero` distinct words of one rival
     set it to 0 and name that rival (or a variety leading it), whatever the poem's Tunisian weight."""
     free, zero = FOREIGN_DOSE[script]
-    for name, text, refs, _ in SAMPLE_POEMS:
+    for name, text, refs, _ in samples():
         if refs["script"] != script:
             continue
         stray = detect_text(text, script).foreign
         for rival in RIVALS[script]:
-            pool = MARKERS[script][rival]
+            pool = markers(script)[rival]
             for k, gate in ((int(free - stray), 1.0), (int(zero), 0.0)):
                 got = detect_text(swap_in(text, script, pool[:k], seed=k), script)
                 assert got.foreign_gate == gate, (name, rival, k, got)
@@ -99,12 +98,12 @@ def test_swapping_in_another_dialects_words_past_the_dose_scores_at_most_zero(
     """Property: k distinct function words of one other dialect swapped into a genuine poem (its
     Tunisian markers all kept) never raise its reward, and from FOREIGN_DOSE's zero on the reward is
     at most 0, for each counted variety."""
-    name, text, refs, plain = data.draw(st.sampled_from(SAMPLE_POEMS))
+    name, text, refs, plain = data.draw(st.sampled_from(samples()))
     script = refs["script"]
     rival = data.draw(st.sampled_from(RIVALS[script]))
     _, zero = FOREIGN_DOSE[script]
     k = data.draw(st.integers(1, int(zero) + 2))
-    words = random.Random(seed).sample(MARKERS[script][rival], k)
+    words = random.Random(seed).sample(markers(script)[rival], k)
     out = swap_in(text, script, words, seed)
     got = reward(out, refs)
     assert got <= plain + EPSILON, (name, rival, words, plain, got)

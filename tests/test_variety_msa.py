@@ -41,11 +41,8 @@ FORMS = {
 """MSA forms an attacker (or a drifting model) would write."""
 
 
-SAMPLE_POEMS = samples()
-
-
 def test_samples_carry_no_msa_form() -> None:
-    for name, text, refs, plain in SAMPLE_POEMS:
+    for name, text, refs, plain in samples():
         assert plain >= 0.8, (name, plain)
         assert detect_text(text, refs["script"], raw=True).msa == 0.0, name
 
@@ -55,7 +52,7 @@ def test_each_form_counts_once_and_the_dose_ramps(script: str) -> None:
     """Every listed form weighs 1 alone (the أ- verbs read before folding); a form repeated is one;
     `free` forms leave the gate at 1, `zero` set it to 0 and name MSA in Arabic script."""
     free, zero = MSA_DOSE[script]
-    for name, text, refs, _ in SAMPLE_POEMS:
+    for name, text, refs, _ in samples():
         if refs["script"] != script:
             continue
         for form in FORMS[script]:
@@ -106,7 +103,7 @@ def test_folded_imperative_and_nouns_are_not_the_first_person() -> None:
 def test_swapping_in_msa_forms_past_the_dose_scores_at_most_zero(data: st.DataObject, seed: int) -> None:
     """Property: k distinct MSA forms swapped into a genuine poem (its Tunisian markers all kept)
     never raise its reward, and from MSA_DOSE's zero on the reward is at most 0, both scripts."""
-    name, text, refs, plain = data.draw(st.sampled_from(SAMPLE_POEMS))
+    name, text, refs, plain = data.draw(st.sampled_from(samples()))
     script = refs["script"]
     _, zero = MSA_DOSE[script]
     k = data.draw(st.integers(1, int(zero) + 3))

@@ -35,7 +35,6 @@ MARKER_FREE_MSA = (
 )
 """MSA written around every listed marker (as round 8's r8-085…089 are): 54 words, no vote at all."""
 WORD = re.compile(r"[^\W_]+")
-ARABIC_SAMPLES = [s for s in samples() if s[2]["script"] == "arabic"]
 
 
 def test_the_msa_text_has_no_derja_and_msa_on_every_line() -> None:
@@ -49,7 +48,7 @@ def test_the_msa_text_has_no_derja_and_msa_on_every_line() -> None:
 def test_genuine_opening_then_msa_scores_at_most_zero(data: st.DataObject) -> None:
     """Property: a genuine sample keeps its first lines (up to a third, its Tunisian evidence with
     them) and the rest become MSA lines of a genuine MSA text: the reward is at most 0."""
-    name, text, refs, plain = data.draw(st.sampled_from(ARABIC_SAMPLES))
+    name, text, refs, plain = data.draw(st.sampled_from([s for s in samples() if s[2]["script"] == "arabic"]))
     lines = text.strip("\n").split("\n")
     body = [i for i, ln in enumerate(lines) if ln.strip()]
     keep = data.draw(st.integers(1, max(1, len(body) // 3)))

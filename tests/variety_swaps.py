@@ -4,6 +4,7 @@ touching its rhyme words or its Tunisian evidence, so that only the swapped word
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from pathlib import Path
@@ -44,15 +45,21 @@ def swap_in(text: str, script: str, words: list[str], seed: int) -> str:
     return "\n".join(" ".join(toks) for toks in lines)
 
 
-def samples() -> list[tuple[str, str, dict[str, str], float]]:
-    """(name, text, references, reward) of every sample poem, both scripts."""
+def poems() -> list[tuple[str, str, dict[str, str]]]:
+    """(name, text, references) of every sample poem, both scripts."""
     out = []
     for path in sorted(SAMPLES.glob("*.txt")) + sorted((SAMPLES / "arabizi").glob("*.txt")):
         script = "arabizi" if path.parent.name == "arabizi" else "arabic"
         refs = {"form": path.stem, "script": script}
-        text = path.read_text(encoding="utf-8")
-        out.append((f"{script}/{path.stem}", text, refs, reward(text, refs)))
+        out.append((f"{script}/{path.stem}", path.read_text(encoding="utf-8"), refs))
     return out
+
+
+@functools.cache
+def samples() -> tuple[tuple[str, str, dict[str, str], float], ...]:
+    """`poems` with each one's reward: scored on the first call, in a test, not at collection (every
+    pytest-xdist worker collects every module)."""
+    return tuple((name, text, refs, reward(text, refs)) for name, text, refs in poems())
 
 
 def detect_text(text: str, script: str, raw: bool = False) -> Variety:
