@@ -142,10 +142,15 @@ PORT_ATTEMPTS = 3
 
 
 def serve_on_free_port(
-    start: Callable[[int], subprocess.Popen], *, what: str, attempts: int = PORT_ATTEMPTS
+    start: Callable[[int], subprocess.Popen],
+    *,
+    what: str,
+    attempts: int = PORT_ATTEMPTS,
+    timeout: float = 20.0,
+    log: Path | None = None,
 ) -> tuple[subprocess.Popen, str]:
-    """Start a server with ``start(port)`` on a `free_port` and wait until it is `healthy`; return the
-    process and its base URL.
+    """Start a server with ``start(port)`` on a `free_port` and wait until it is `healthy` (as
+    `wait_healthy` does, `timeout` and `log` included); return the process and its base URL.
 
     The port is free when probed, but the server binds it a moment later, and any outgoing connection
     on the machine may be given that port meanwhile (the kernel hands out the same range): the server
@@ -157,7 +162,7 @@ def serve_on_free_port(
         proc = start(port)
         url = f"http://{LOOPBACK}:{port}"
         try:
-            wait_healthy(url, proc=proc, what=what)
+            wait_healthy(url, proc=proc, what=what, timeout=timeout, log=log)
         except ProcessError:
             exited = proc.poll() is not None
             stop(proc)

@@ -122,16 +122,22 @@ def ensure(state: Path, service_id: str, port: int, image: str | None = None) ->
         return
     stop(state, service_id)
     image = _image(state, service_id, image)
-    upstream = processes.free_port()
-    scorer_url = f"http://{processes.LOOPBACK}:{upstream}"
-    if image and images.local(image):
-        name = container_name(service_id)
-        run = [*images.podman(), "run", "--rm", "--replace", "--name", name, *images.run_options(upstream)]
-        _start(state, service_id, "scorer", [*run, image], {}, lambda: processes.healthy(scorer_url))
-    else:
-        scorer = [sys.executable, "-m", SCORER_MODULE]
-        scorer_env = {"PORT": str(upstream), "HOST": processes.LOOPBACK}
-        _start(state, service_id, "scorer", scorer, scorer_env, lambda: processes.healthy(scorer_url))
+    pid_file, log = _files(state, _key(service_id), "scorer")
+
+    def start_scorer(upstream: int) -> subprocess.Popen:
+        if image and images.local(image):
+            run = [*images.podman(), "run", "--rm", "--replace", "--name", container_name(service_id)]
+            command, env = [*run, *images.run_options(upstream), image], {}
+        else:
+            command = [sys.executable, "-m", SCORER_MODULE]
+            env = {"PORT": str(upstream), "HOST": processes.LOOPBACK}
+        return processes.start_detached(command, log=log, pid_file=pid_file, cwd=ROOT, env=env)
+
+    # the scorer's own port is any free one: a start that loses it before binding it starts again
+    _, scorer_url = processes.serve_on_free_port(
+        start_scorer, what=f"the scorer for {service_id}", timeout=START_TIMEOUT_S, log=log
+    )
+    upstream = int(scorer_url.rsplit(":", 1)[1])
     front = [sys.executable, "-m", FRONT_MODULE, "--state", str(state), "--service", service_id]
     _start(
         state,

@@ -143,8 +143,16 @@ class CloudRunService(Kind):
         )
 
     def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
-        port = processes.free_port()
-        cloudrun.ensure(ctx.state, self.id_of(ctx, inputs), port, _image(inputs))
+        # the service's URL is any free port until it is recorded: a front that loses its port before
+        # binding it (another program took it meanwhile) starts again on another
+        for attempt in range(1, processes.PORT_ATTEMPTS + 1):
+            port = processes.free_port()
+            try:
+                cloudrun.ensure(ctx.state, self.id_of(ctx, inputs), port, _image(inputs))
+                break
+            except processes.ProcessError:
+                if attempt == processes.PORT_ATTEMPTS or processes.port_free(port):
+                    raise  # not a port lost to another program: its own failure, said once
         outputs["uri"] = f"http://127.0.0.1:{port}"
         outputs["urls"] = [outputs["uri"]]
 
