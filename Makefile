@@ -19,10 +19,14 @@ ARGS ?=
 ## lock is the whole list; pip 23's resolver also trips on a locked package wanted with an extra,
 ## google-auth[requests]), then `pip check` that every dependency is met; then the project itself,
 ## editable, built by the lock's setuptools (--no-build-isolation: nothing is fetched for the build).
+## pip installs the lock's uv (its entry and hashes cut from the lock), and uv the rest: it fetches
+## in parallel and keeps a cache (~/.cache/uv), 2 s warm where pip took about 55 s.
 $(STAMP): $(LOCKS) pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	rm -f scorer/*.so scorer/_compiled.json  # an older checkout's compiled scorer would shadow the sources
-	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r requirements-dev.lock
+	awk '/^uv==/ {on = 1} on {print} on && !/\\$$/ {exit}' requirements-dev.lock > $(VENV)/uv.lock.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r $(VENV)/uv.lock.txt
+	$(VENV)/bin/uv pip install --quiet --python $(PY) --require-hashes --no-deps -r requirements-dev.lock
 	$(PY) -m pip check
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	rm -f $(VENV)/.installed-* && touch $@
