@@ -30,10 +30,12 @@ def fresh(tmp_path: Path) -> ProjectState:
 def test_create_waits_for_an_api_that_is_still_being_enabled(
     fresh: ProjectState, gcs: Path, scorer_uri: str, monkeypatch, capfd
 ) -> None:
-    fresh.enable(PROJECT, "aiplatform.googleapis.com")  # applies in 2 s, as the stack's enable has just run
     monkeypatch.setenv(TIME_SCALE_ENV, "0.02")  # the 15 s retry interval becomes 0.3 s
     with fast_emulator(gcs, "--project-dir", str(fresh.root)) as emu:
         monkeypatch.setenv(ENDPOINT_ENV, emu)
+        # applies in 2 s, as the stack's enable has just run: from here, not before the emulator's
+        # start, which can take that long on a loaded machine
+        fresh.enable(PROJECT, "aiplatform.googleapis.com")
         made = RlftTuningJobProvider(**FAST).create(checked(inputs(scorer_uri)))
         assert made.id and [j["name"] for j in jobs_in(emu)] == [made.id]
     assert "still answers SERVICE_DISABLED" in capfd.readouterr().err
