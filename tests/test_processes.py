@@ -107,9 +107,9 @@ def test_a_server_that_loses_its_port_before_binding_it_starts_again_on_another(
             bind = taken if len(ports) == 1 else port
             return subprocess.Popen([sys.executable, "-c", SERVE_200, str(bind)], stderr=subprocess.DEVNULL)
 
-        proc, url = processes.serve_on_free_port(start, what="the test server")
+        proc, port = processes.serve_on_free_port(start, what="the test server")
     try:
-        assert len(ports) == 2 and url == f"http://127.0.0.1:{ports[1]}" and processes.healthy(url)
+        assert len(ports) == 2 and port == ports[1] and processes.healthy(f"http://127.0.0.1:{port}")
     finally:
         processes.stop(proc)
 

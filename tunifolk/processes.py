@@ -148,9 +148,9 @@ def serve_on_free_port(
     attempts: int = PORT_ATTEMPTS,
     timeout: float = 20.0,
     log: Path | None = None,
-) -> tuple[subprocess.Popen, str]:
+) -> tuple[subprocess.Popen, int]:
     """Start a server with ``start(port)`` on a `free_port` and wait until it is `healthy` (as
-    `wait_healthy` does, `timeout` and `log` included); return the process and its base URL.
+    `wait_healthy` does, `timeout` and `log` included); return the process and the port it serves on.
 
     The port is free when probed, but the server binds it a moment later, and any outgoing connection
     on the machine may be given that port meanwhile (the kernel hands out the same range): the server
@@ -169,7 +169,7 @@ def serve_on_free_port(
             if exited and attempt < attempts:
                 continue
             raise
-        return proc, url
+        return proc, port
     raise AssertionError("attempts must be at least 1")
 
 

@@ -64,8 +64,8 @@ def scorer(
                 env={**os.environ, "PORT": str(port), "HOST": "127.0.0.1", **(env or {})},
             )
 
-        proc, url = serve_on_free_port(start, what="the scorer")
+        proc, port = serve_on_free_port(start, what="the scorer")
     try:
-        yield url
+        yield f"http://127.0.0.1:{port}"
     finally:
         stop(proc)

@@ -134,10 +134,9 @@ def ensure(state: Path, service_id: str, port: int, image: str | None = None) ->
         return processes.start_detached(command, log=log, pid_file=pid_file, cwd=ROOT, env=env)
 
     # the scorer's own port is any free one: a start that loses it before binding it starts again
-    _, scorer_url = processes.serve_on_free_port(
+    _, upstream = processes.serve_on_free_port(
         start_scorer, what=f"the scorer for {service_id}", timeout=START_TIMEOUT_S, log=log
     )
-    upstream = int(scorer_url.rsplit(":", 1)[1])
     front = [sys.executable, "-m", FRONT_MODULE, "--state", str(state), "--service", service_id]
     _start(
         state,
