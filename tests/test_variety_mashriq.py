@@ -9,9 +9,10 @@ import random
 from pathlib import Path
 
 import pytest
+from corpus import samples as poems
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from variety_swaps import WORD, east_rewrites, poems, reward, rewrite, samples
+from variety_swaps import WORD, east_rewrites, reward, rewrite, samples
 
 from bench.redteam_rounds import load
 from scorer.mashriq import EAST, east_form

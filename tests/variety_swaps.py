@@ -7,15 +7,14 @@ from __future__ import annotations
 import functools
 import random
 import re
-from pathlib import Path
+
+from corpus import samples as corpus_samples
 
 from scorer.arabic import normalize_arabic
 from scorer.mashriq import east_form
 from scorer.score import score
 from scorer.variety import DERJA, PRONOUN_I, Variety, detect, word_vote
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "data" / "samples"
 WORD = re.compile(r"[^\W_]+")
 
 
@@ -45,21 +44,11 @@ def swap_in(text: str, script: str, words: list[str], seed: int) -> str:
     return "\n".join(" ".join(toks) for toks in lines)
 
 
-def poems() -> list[tuple[str, str, dict[str, str]]]:
-    """(name, text, references) of every sample poem, both scripts."""
-    out = []
-    for path in sorted(SAMPLES.glob("*.txt")) + sorted((SAMPLES / "arabizi").glob("*.txt")):
-        script = "arabizi" if path.parent.name == "arabizi" else "arabic"
-        refs = {"form": path.stem, "script": script}
-        out.append((f"{script}/{path.stem}", path.read_text(encoding="utf-8"), refs))
-    return out
-
-
 @functools.cache
 def samples() -> tuple[tuple[str, str, dict[str, str], float], ...]:
-    """`poems` with each one's reward: scored on the first call, in a test, not at collection (every
-    pytest-xdist worker collects every module)."""
-    return tuple((name, text, refs, reward(text, refs)) for name, text, refs in poems())
+    """The sample poems (`corpus.samples`) with each one's reward: scored on the first call, in a
+    test, not at collection (every pytest-xdist worker collects every module)."""
+    return tuple((name, text, refs, reward(text, refs)) for name, text, refs in corpus_samples())
 
 
 def detect_text(text: str, script: str, raw: bool = False) -> Variety:
