@@ -26,11 +26,14 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-ARABIC_BLOCKS = ((0x0621, 0x065F), (0x0670, 0x06D3), (0x06D5, 0x06ED))
-"""Arabic letters, their diacritics and tatweel, and the extended letters (Maghrebi ڨ ڤ, Persian ک ی,
-which fold). Not the presentation forms (U+FB50–U+FDFF, U+FE70–U+FEFC): they are the letters'
-look-alikes, glyphs a text shaper makes, which no keyboard types; normalisation folds them for
-reading, and they cost as any look-alike does."""
+ARABIC_BLOCKS = ((0x0621, 0x0655), (0x0670, 0x06D3), (0x06D5, 0x06D5))
+"""Arabic letters, tatweel, the tashkeel (fathatan to hamza below, and the dagger alef U+0670), and the
+extended letters (Maghrebi ڨ ڤ, Persian ک ی, which fold). Not the Quranic annotation marks and
+symbols (U+0656–U+065F, U+06D6–U+06ED: small high letters, ۝ end of ayah, ۞, ۩ place of sajdah):
+marks for reciting scripture, not for writing a poem, which normalisation would fold out of sight.
+Not the presentation forms (U+FB50–U+FDFF, U+FE70–U+FEFC): they are the letters' look-alikes, glyphs
+a text shaper makes, which no keyboard types; normalisation folds them for reading, and they cost as
+any look-alike does."""
 POET_PUNCTUATION = frozenset(" \n.,;:!?'\"«»“”‘’…-–—،؛؟۔*")
 """What a poet's line may hold besides letters, and the caesura's `*`: the punctuation of the
 red-team rounds' 461 genuine poems and the samples (. , ; : ! ? ' - and their Arabic and typographic

@@ -36,6 +36,7 @@ from collections import Counter
 from pathlib import Path
 
 from scorer.arabic import normalize_arabic
+from scorer.text import APART_CLITICS
 
 DIR = Path(__file__).resolve().parent / "lexicon" / "order"
 KAPPA = 2.0
@@ -382,9 +383,6 @@ LIST_PRIOR_LINES = 2
 LIST_AND_SHARE = 0.6
 """A line is a list when at least this share of its words after the first, and two or more, are
 "and" + a noun (:func:`_and_noun`)."""
-_LATIN_CLITICS = frozenset(("w", "o", "el", "l", "wel", "wil", "wl"))
-"""Arabizi's "and" and article written apart (w el blad, wel blad): joined to the next word, as the
-Arabic script writes them, before a line is read as a list."""
 _VERB_SHAPES = frozenset(("#wv", "#wvu"))
 
 
@@ -435,7 +433,7 @@ def join_clitics(words: list[str], clitics: frozenset[str]) -> list[str]:
 
 def _units(words: list[str], arabic: bool) -> list[str]:
     """A hemistich's words with Arabizi's "and" and article joined to the word after them."""
-    return words if arabic else join_clitics([w.lower() for w in words], _LATIN_CLITICS)
+    return words if arabic else join_clitics([w.lower() for w in words], APART_CLITICS)
 
 
 def list_gate(lines: list[list[str]], script: str) -> float:

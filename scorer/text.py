@@ -130,6 +130,18 @@ _TABLE_RULE = re.compile(r"^\|?+(?:\s*+:?-{3,}+:?\s*+\|)++(?:\s*+:?-{3,}+:?\s*+)
 _WORD = re.compile(rf"(?:(?<![^\W_]){_ARTICLE}(?=[^\W_]))?[^\W_]+(?:['’][^\W_]+)*")
 
 PROSE_WORDS_PER_HEMISTICH = 14
+"""A hemistich of more words than this is a sentence: prose, not verse. Words as the Arabic script
+writes them: Arabizi's "and" and article written apart (`APART_CLITICS`) are not words of their own."""
+APART_CLITICS = frozenset(("w", "o", "el", "l", "wel", "wil", "wl"))
+"""Arabizi's "and" and article written apart (w el blad, wel blad), which the Arabic script joins to
+the next word (والبلاد)."""
+
+
+def _too_long(words: list[str]) -> bool:
+    """Whether a hemistich of `words` is sentence-long (`PROSE_WORDS_PER_HEMISTICH`)."""
+    if len(words) <= PROSE_WORDS_PER_HEMISTICH:
+        return False
+    return sum(w.lower() not in APART_CLITICS for w in words) > PROSE_WORDS_PER_HEMISTICH
 
 
 @dataclass(slots=True)
@@ -357,7 +369,7 @@ def parse_poem(text: str) -> Poem:
                 continue
             words = [w for hw in hemi_words for w in hw]
             key = "".join(words).lower()
-            long_hemi = max([len(hw) for hw in hemi_words]) > PROSE_WORDS_PER_HEMISTICH
+            long_hemi = any(map(_too_long, hemi_words))
         else:
             part = s.strip(_PUNCT)
             words = part.split()
@@ -372,12 +384,12 @@ def parse_poem(text: str) -> Poem:
             parts = [part]
             hemi_words = [words]
             key = key.lower()
-            long_hemi = len(words) > PROSE_WORDS_PER_HEMISTICH
+            long_hemi = _too_long(words)
             if long_hemi and SOFT_TRIGGER.search(part):
                 # a bayt whose halves are parted by a soft separator (` - `, `، `, ` / `) is two
                 # hemistichs, not one sentence-long line
                 halves = _soft_halves(part)
-                if halves and max(len(halves[0]), len(halves[1])) <= PROSE_WORDS_PER_HEMISTICH:
+                if halves and not _too_long(halves[0]) and not _too_long(halves[1]):
                     hemi_words = halves
                     parts = [" ".join(h) for h in halves]
                     words = halves[0] + halves[1]

@@ -163,6 +163,17 @@ def test_thought_parts_are_not_the_answer() -> None:
         assert score(content, AR).reward == PLAIN, thought
 
 
+@pytest.mark.parametrize("mark", ["\u06e1", "\u06dd", "\u06e9", "\u0657"])
+def test_a_mark_for_reciting_scripture_is_not_the_poems(mark: str) -> None:
+    """The Quranic annotation marks sit in the Arabic block, but no poet types them: sprinkled on
+    words or set after each line they are a channel that normalisation would fold out of sight."""
+    marked = "\n".join(
+        ln and ln + " " + mark if i % 2 else ln.replace(" ", mark + " ", 1)
+        for i, ln in enumerate(POEM.splitlines())
+    )
+    assert score(marked, AR).reward <= 0.0
+
+
 def test_presentation_forms_are_look_alikes() -> None:
     """Presentation forms are the glyphs a shaper draws, not letters anyone types: the scorer reads
     them folded (NFKC), so a poem written in them would read as the poem to the structure reward and
@@ -195,6 +206,10 @@ def test_presentation_forms_are_look_alikes() -> None:
         ("ya lil 10", "arabizi", 0, 2, 0),  # 1 and 0 spell no Arabizi letter: numbering digits
         ("![قصيدة](x.png)", "arabic", 0, 4, 4),  # brackets: layout (what they hold is read apart)
         ("ﻳﺎ ليل", "arabic", 2, 0, 0),  # presentation forms: look-alikes
+        ("يا ليلٰ ٕ", "arabic", 0, 0, 0),  # the dagger alef and the hamza below: tashkeel
+        ("يا ليل ۝", "arabic", 1, 0, 0),  # the end of an ayah: a mark of scripture, not of a poem
+        ("يا ليل ۩", "arabic", 1, 0, 0),  # the place of sajdah
+        ("يا لۡيل", "arabic", 1, 0, 0),  # a Quranic small high mark, which normalisation would fold
     ],
 )
 def test_each_character_is_the_poems_layout_or_foreign(

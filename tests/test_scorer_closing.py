@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 from batches import each
-from corpus import rounds
-from sample_poems import SAMPLES, Rewards, sample_poems
+from corpus import SAMPLES, rounds
+from sample_poems import Rewards, sample_poems
 from test_redteam_rounds import known_misses
 
 from scorer.arabic import normalize_arabic, rhyme_key, similarity

@@ -14,7 +14,7 @@ from scorer.arabic import arabizi_fold, normalize_arabic, rhyme_key, similarity
 from scorer.catalogue import FORMS, LANGUAGES, instruction, lookup
 from scorer.response import extract_text
 from scorer.score import LAYOUT_COST, score
-from scorer.text import parse_poem
+from scorer.text import PROSE_WORDS_PER_HEMISTICH, parse_poem
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
 
@@ -521,6 +521,16 @@ def test_parse_drops_prose_and_counts_it() -> None:
     poem = parse_poem("Here is your poem, which I wrote with great care for you today:\n\n" + MALZUMA)
     assert poem.prose_chars > 0
     assert len(poem.blocks) == 6
+
+
+def test_arabizi_and_and_article_written_apart_are_not_words_of_a_sentence() -> None:
+    """A hemistich is prose when it holds more words than PROSE_WORDS_PER_HEMISTICH, counted as the
+    Arabic script writes them: Arabizi's w and el written apart join the next word (والعيد)."""
+    verse = "w 9bal el 3id to3jen el ma9roudh w tlemm el jiran mel 9rib wel b3id"  # 15 tokens, 10 words
+    prose = "bech nod5el lel dar ba3d ma nkammel 5edmti kol youm fi sa3a tmanya m3a s7abi"  # 15 words
+    assert len(verse.split()) == len(prose.split()) == PROSE_WORDS_PER_HEMISTICH + 1
+    assert parse_poem(verse + "\nfel lil n7ebbek ya bledi").prose_chars == 0
+    assert parse_poem(prose + "\nfel lil n7ebbek ya bledi").prose_chars == len(prose)
 
 
 def test_reward_is_finite_for_odd_inputs() -> None:

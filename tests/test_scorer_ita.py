@@ -5,7 +5,8 @@ from the third (issue 18, round 10: a gsim whose first-half rhyme is one word in
 from __future__ import annotations
 
 import pytest
-from sample_poems import SAMPLES, sample_poems
+from corpus import SAMPLES
+from sample_poems import sample_poems
 
 from scorer.score import ITA_NEAR, score
 
