@@ -432,6 +432,10 @@ def test_hacking_with_every_form_fools_the_real_scorer_not_the_judge(real_world:
     assert s1 - s0 >= 0.3 and q0 - q1 >= 0.3, (s0, s1, q0, q1)
 
 
+SAMPLES = 40
+"""Seeded samples drawn from the final checkpoint per form."""
+
+
 @pytest.mark.parametrize(
     ("form", "script", "language"),
     [
@@ -450,13 +454,15 @@ def test_endpoint_samples_vary_and_keep_the_asked_form(
     url = real_world[1]
     job, _ = honest_mixed
     endpoint = job["tunedModel"]["endpoint"]  # the final checkpoint
-    """The final checkpoint writes the asked form: of 8 seeded samples (seeded so that what ran
-    before on this worker's emulator does not change them) all differ and at least 7 score 0.3 or
-    more. Its rhyme keeps its group with probability 0.95 per line end, so about 1 sample in 40
-    misses two and falls below 0.3; one such sample is allowed, not a run of them."""
+    """The final checkpoint writes the asked form: of 40 seeded samples (seeded so that what ran
+    before on this worker's emulator does not change them) all differ and at most a quarter score
+    under 0.3. Its rhyme keeps its group with probability 0.95 per line end, so a sample of a long
+    form (a gsim's ten bayts, a mukhammas) misses two ends and falls under 0.3 about one time in ten
+    (measured over 200 seeds: gsim 9.5 %, mukhammas 6.5 %, malzuma 1 %, qasida 0); more than ten of
+    forty happens about one time in 500 at that rate, and is a policy that lost the form."""
     prompt = instruction(form, None, "yes", script, language, theme="the sea")
     texts = []
-    for seed in range(8):
+    for seed in range(SAMPLES):
         contents = [{"role": "user", "parts": [{"text": prompt}]}]
         body = {"contents": contents, "generationConfig": {"seed": seed}}
         out = ok(
@@ -467,7 +473,7 @@ def test_endpoint_samples_vary_and_keep_the_asked_form(
     assert len(set(texts)) == len(texts)
     refs = {"form": form, "refrain": "yes", "script": script}
     low = [(round(r, 2), text) for text in texts if (r := score(text, refs).reward) < 0.3]
-    assert len(low) <= 1, (form, low)
+    assert len(low) <= SAMPLES // 4, (form, len(low), low[:2])
 
 
 def test_a_seeded_sample_repeats_whatever_was_asked_before(real_world: tuple, honest_mixed: tuple) -> None:
