@@ -47,6 +47,18 @@ class FormSpec:
     first_half: Literal["shared", "free"] = "free"
     aliases: tuple[str, ...] = field(default_factory=tuple)
 
+    @property
+    def template(self) -> str:
+        """The prompt's wording for the form (`_T`): the malzuma, the gsim and the qasida have their
+        own; every other strophic form shares one."""
+        return self.id if self.id in ("malzuma", "gsim", "qasida") else "strophic"
+
+    @property
+    def rhymes_change(self) -> bool:
+        """Whether the prompt asks each stanza for a rhyme of its own that changes from stanza to
+        stanza (the strophic wording); the malzuma's asks it only "ideally"."""
+        return self.template == "strophic"
+
 
 FORMS: dict[str, FormSpec] = {
     f.id: f
@@ -305,7 +317,7 @@ def instruction(
         raise ValueError("stanzas must be a positive whole number")
     k = spec.lines
     theme_clause = t["theme"].format(theme=theme.strip()) if theme and theme.strip() else ""
-    template = spec.id if spec.id in ("malzuma", "gsim", "qasida") else "strophic"
+    template = spec.template
     text = t[template].format(name=spec.names[lang], theme=theme_clause, n=n, k=k, m=max(k - 1, 1))
     if spec.refrain != "none":
         want = refrain if isinstance(refrain, bool) else str(refrain or "yes").strip().lower() == "yes"

@@ -28,6 +28,7 @@ from scorer.lexicon import WordTable, is_arabic_word, is_arabizi_word
 from scorer.msa import case_gate
 from scorer.order import glue_gate, list_gate
 from scorer.order import measure as order_measure
+from scorer.ramp import ramp
 from scorer.response import extract_text
 from scorer.reuse import reuse_gate
 from scorer.structure import Ends, Shortfall, score_bayt, score_strophic, short_penalty
@@ -207,13 +208,6 @@ def _clean_refs(references: Any) -> dict[str, str]:
         elif isinstance(k, str) and isinstance(v, bool):
             out[k] = "yes" if v else "no"
     return out
-
-
-def ramp(x: float, zero: float, full: float) -> float:
-    """0 at ``zero``, 1 at ``full``, linear in between and clamped outside: every factor's map from
-    what it measures to what it multiplies (``zero`` above ``full`` for a measure that costs as it
-    grows)."""
-    return min(1.0, max(0.0, (x - zero) / (full - zero)))
 
 
 @dataclass(slots=True)

@@ -10,6 +10,7 @@ rest of the core: no I/O, no randomness, no dependence on hash order.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from typing import Any
 
 from scorer.arabic import RhymeKey, contrast_similarity, rhyme, rhyme_similarity
 from scorer.catalogue import FormSpec
+from scorer.ramp import ramp
 from scorer.refrain import OWN_REFRAIN, heads, is_copy, own_refrain, refrains_of, same_line, whole_bayt
 from scorer.stanzas import half_lines, regroup
 from scorer.text import Line, Poem, letters_only
@@ -48,6 +50,15 @@ STANZA_GATE_FLOOR = 0.5
 """A strophic form is made of stanza rhymes that differ from the poem-wide rhyme: the quality is
 multiplied by min(1, FLOOR + the stanza sub-score) (internal rhyme × contrast), so one rhyme
 throughout (a qasida's, sent for a mugef) is half the form, and a stanza or two off pass."""
+DISTINCT_GATE_FLOOR = 0.5
+"""A form whose prompt asks each stanza for a rhyme that changes from stanza to stanza
+(`FormSpec.rhymes_change`) multiplies the quality by 1 − (1 − FLOOR) × ramp(the share of stanzas
+whose rhyme is the very rhyme of the stanza before, KEPT_RHYME_FREE, 1): one stanza rhyme throughout
+is half the form. Kin rhymes on one rawī (-ārī, -ār, -ūr) changed as asked, and a rhyme that comes
+back after another stanza's did too; the distinct sub-score weighs how far they differ."""
+KEPT_RHYME_FREE = 0.5
+"""Up to this share of the stanza changes may keep the rhyme before the gate costs: honest poems of
+the rounds keep it in one change of three (r11-013, r16-005)."""
 CONTRAST_GATE_FLOOR = 0.5
 """The gsim is made of two rhymes, its first halves' and its second halves': min(1, FLOOR + contrast)
 multiplies the quality, so one rhyme on both halves is half the form."""
@@ -386,6 +397,10 @@ def score_strophic(
     sub["contrast"] = sum(contrasts) / len(contrasts) if contrasts else 0.0
     if len(reps) >= 2:
         sub["distinct"] = 1.0 - _pair_mean(reps, contrast_similarity)
+        if spec.rhymes_change:  # each stanza's rhyme another than the stanza's before
+            kept = [contrast_similarity(a, b) >= 1.0 for a, b in itertools.pairwise(reps)]
+            share = sum(kept) / len(kept)
+            shortfall.gate_by(1.0 - (1.0 - DISTINCT_GATE_FLOOR) * ramp(share, KEPT_RHYME_FREE, 1.0))
     else:
         sub["distinct"] = 1.0 if reps else 0.0
 

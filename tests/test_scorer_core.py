@@ -523,6 +523,20 @@ def test_parse_drops_prose_and_counts_it() -> None:
     assert len(poem.blocks) == 6
 
 
+def test_the_prompts_that_ask_stanza_rhymes_to_change_are_the_strophic_wordings() -> None:
+    """The distinct gate reads `rhymes_change` from the form: every strophic form's prompt asks a
+    rhyme "that changes from stanza to stanza", the malzuma's only "ideally"."""
+    for form in FORMS.values():
+        wanted = "changes from stanza to stanza" in instruction(form.id, None, "no", "arabic", "en")
+        assert form.rhymes_change == wanted, form.id
+    assert {f.id for f in FORMS.values() if f.rhymes_change} == {
+        "mugef",
+        "muthallath",
+        "mukhammas",
+        "msaddes",
+    }
+
+
 def test_arabizi_and_and_article_written_apart_are_not_words_of_a_sentence() -> None:
     """A hemistich is prose when it holds more words than PROSE_WORDS_PER_HEMISTICH, counted as the
     Arabic script writes them: Arabizi's w and el written apart join the next word (والعيد)."""
