@@ -184,6 +184,25 @@ def _off_rhyme(keys: list[RhymeKey]) -> int:
     return sum(1 for x in keys if x != rep and rhyme_similarity(x, rep) < FLAW_RHYME)
 
 
+def _placeless(lines: list[Line], keys: list[RhymeKey], spec: FormSpec) -> int:
+    """Characters of a stanza's lines the form has no place for: in a stanza longer than the form's
+    fixed size, lines whose rhyme is neither the stanza's own nor the poem-wide one's, as many as
+    the stanza runs over. A line over the size that keeps a rhyme is the poet's, a flaw; a stanza of
+    the asked size with a line off its rhyme is imperfect; a line off every rhyme past the size is
+    words that are not the poem, as a line on top of the opening is."""
+    lo, hi = spec.lines_range
+    over = len(keys) - hi
+    if lo != hi or over <= 0:
+        return 0
+    own, closing = _rep(keys[:-1]), keys[-1]
+    off = [
+        ln
+        for ln, key in zip(lines[:-1], keys[:-1], strict=True)
+        if rhyme_similarity(key, own) < FLAW_RHYME and rhyme_similarity(key, closing) < FLAW_RHYME
+    ]
+    return sum(len(ln.text) for ln in off) if 0 < len(off) <= over else 0
+
+
 def _count_score(n: int, target: int, lo: int, hi: int) -> float:
     """Peaked at the target; gentle inside the allowed range, steeper outside."""
     if n == target:
@@ -362,6 +381,8 @@ def score_strophic(
         keys = [rhyme(s[-1]) for s in segs]
         if head is None:
             head = (len(lines), keys)
+        if len(lines) == len(segs):  # one rhyme a line: the lines are the segments
+            stray += _placeless(lines, keys, spec)
         end_words += [s[-1] for s in segs]
         sizes.append(len(segs))
         main_keys.append(keys[-1])

@@ -272,3 +272,22 @@ def test_a_line_on_top_of_the_opening_bayt_is_not_the_poem(title: str) -> None:
     for poem, refs in ((POEM, AR), (LATIN, AZ)):
         got = score(f"{title}\n{poem}", refs)
         assert got.subscores["frame"] < 1.0 and got.reward <= 0.0, (title, got)
+
+
+MUGEF = (SAMPLES / "mugef.txt").read_text(encoding="utf-8")
+MUGEF_REFS = {"form": "mugef", "script": "arabic"}
+
+
+@pytest.mark.parametrize("at", [0, 2])
+def test_a_line_past_a_stanzas_size_that_rhymes_with_nothing_is_not_the_poem(at: int) -> None:
+    """A mugef's stanza is four lines: a fifth that rhymes with neither the stanza's own rhyme nor
+    the poem-wide one has no place in the form, as a line on top of the opening has none; a fifth
+    that keeps the stanza's rhyme is the poet's, one flaw of a kept form."""
+    plain = score(MUGEF, MUGEF_REFS).reward
+    blocks = MUGEF.split("\n\n")
+    lines = blocks[1].split("\n")
+    placeless = [*lines[:at], "والبحر يسمع في كل شي ويسكت كيف الصخرة", *lines[at:]]
+    rhymed = [*lines[:at], "والقلب في الليل يبات مريب", *lines[at:]]
+    with_placeless = "\n\n".join([blocks[0], "\n".join(placeless), *blocks[2:]])
+    with_rhymed = "\n\n".join([blocks[0], "\n".join(rhymed), *blocks[2:]])
+    assert score(with_placeless, MUGEF_REFS).reward <= 0.0 < score(with_rhymed, MUGEF_REFS).reward < plain
