@@ -58,7 +58,7 @@ is half the form. Kin rhymes on one rawī (-ārī, -ār, -ūr) changed as asked,
 back after another stanza's did too; the distinct sub-score weighs how far they differ."""
 KEPT_RHYME_FREE = 0.5
 """Up to this share of the stanza changes may keep the rhyme before the gate costs: honest poems of
-the rounds keep it in one change of three (r11-013, r16-005)."""
+the rounds keep it in one change of three (bench/results/redteam-rounds.md, round 23)."""
 CONTRAST_GATE_FLOOR = 0.5
 """The gsim is made of two rhymes, its first halves' and its second halves': min(1, FLOOR + contrast)
 multiplies the quality, so one rhyme on both halves is half the form."""
