@@ -72,3 +72,18 @@ def test_every_path_the_docs_cite_exists() -> None:
         if not (ROOT / m.group(1).rstrip("/")).exists()
     }
     assert not missing, sorted(missing)
+
+
+def test_the_code_cites_no_red_team_case() -> None:
+    """Code says what is true now; which round and which case led to a rule is history, kept in
+    bench/results/redteam-rounds.md. A case id (r23-118) in a module of the library is a docstring
+    carrying history."""
+    case = re.compile(r"\br\d{1,2}-\d{3}\b")
+    cited = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for folder in ("scorer", "tunifolk", "components", "providers")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if case.search(line)
+    ]
+    assert not cited, cited
