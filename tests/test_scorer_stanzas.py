@@ -137,7 +137,8 @@ GLUED_MISS = (
     "the stanzas read as one, the refrain or the size off (r18-001 0.92 -> 0.65, r18-036 0.90 -> 0.68), "
     "and a msaddes glued into one twelve-line stanza loses its form gate (r18-014 0.99 -> -1.0; round "
     "20's r20-008 1.0 -> 0.77, and a mugef r20-023 0.83 -> -0.89; round 22's muthallath of three "
-    "stanzas r22-021 0.97 -> -0.71)"
+    "stanzas r22-021 0.97 -> -0.71; round 24's muthallath r24-010 1.0 -> -0.54, its glued stanza also past "
+    "the form's size with lines off every rhyme)"
 )
 TWO_PARTS_MISSES = {
     "r16-110": SPACE_CUT_MISS,
@@ -147,6 +148,7 @@ TWO_PARTS_MISSES = {
     "r20-008": GLUED_MISS,
     "r20-023": GLUED_MISS,
     "r22-021": GLUED_MISS,
+    "r24-010": GLUED_MISS,
 }
 
 
