@@ -24,7 +24,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from scorer.arabic import ARABIC_LETTERS, normalize_arabic
+from scorer.arabic import ARABIC_LETTERS, RhymeKey, normalize_arabic, rhyme
 from scorer.caesura import SOFT, SOFT_TRIGGER, mark_caesura
 from scorer.frame import blocks_of, count_dropped, count_fence, drop_signature, drop_title
 from scorer.linear import MARKUP_OPENS, bound_spaces, drop_thinking, strip_inner_markup
@@ -76,8 +76,9 @@ _LABEL_PREFIX = re.compile(
 """A label before a line's text: ``Refrain:``, ``اللازمة:``, ``(Refrain)``, ``[Chorus 2]``."""
 _ASIDE = re.compile(r"\([^()\[\]\n]*+\)|\[[^()\[\]\n]*+\]")
 """Words in brackets: beside a line's own words they are an aside to another reader (a gloss, a
-translation, a stage direction, a note), not the poem; a whole line in brackets (a refrain set in
-parentheses) or a number in them is layout. Linear: a span stops at the next bracket or newline."""
+translation, a stage direction, a note), not the poem; a whole line in brackets is layout when it is a
+line of the poem (a refrain set in parentheses: `_own_lines`), else an aside; a number in them is
+layout. Linear: a span stops at the next bracket or newline."""
 
 
 def _unless_letters(m: re.Match[str]) -> str:
@@ -260,6 +261,53 @@ def _hemi_words(part: str) -> list[str]:
     return _WORD.findall(part)
 
 
+def _words_key(part: str) -> str:
+    """A piece of text as its words alone, to tell whether two pieces say the same line."""
+    return "".join(_WORD.findall(part)).lower()
+
+
+def _bracketed(line: str) -> list[str] | None:
+    """The words of a line set whole in brackets, or None for any other line."""
+    if ("(" not in line and "[" not in line) or _ASIDE.sub("", line).strip(_PUNCT):
+        return None
+    return _WORD.findall(_ASIDE.sub(lambda m: m.group(0)[1:-1], line))
+
+
+def _own_lines(raw_lines: list[str]) -> tuple[frozenset[str], frozenset[RhymeKey]]:
+    """What the lines not set whole in brackets say, and the rhymes they end on: a line in brackets
+    is the poem's (a refrain set in parentheses, a bayt set apart) when it says one of their lines or
+    half-lines, or a bracketed line met twice, or ends on one of their rhymes; else it is an aside
+    (a stage direction, a note)."""
+    keys: set[str] = set()
+    ends: set[RhymeKey] = set()
+    seen: set[str] = set()
+    for raw in raw_lines:
+        st = raw.strip()
+        if not st:
+            continue
+        inner = _bracketed(st)
+        if inner is not None:
+            key = "".join(inner).lower()
+            if key in seen:
+                keys.add(key)
+            seen.add(key)
+            continue
+        keys.add(_words_key(st))
+        keys.update(_words_key(h) for h in st.split("**"))
+        words = _WORD.findall(st)
+        if words:
+            ends.add(rhyme(words[-1].lower()))
+    keys.discard("")
+    return frozenset(keys), frozenset(ends)
+
+
+def _the_poems(line: str, own: tuple[frozenset[str], frozenset[RhymeKey]]) -> bool:
+    """Whether a line set whole in brackets is a line of the poem (see `_own_lines`)."""
+    words = _bracketed(line) or []
+    keys, ends = own
+    return "".join(words).lower() in keys or (bool(words) and rhyme(words[-1].lower()) in ends)
+
+
 def parse_poem(text: str) -> Poem:
     """Clean the text and split it into blocks of lines and hemistichs (see the module doc).
 
@@ -307,6 +355,7 @@ def parse_poem(text: str) -> Poem:
     # a line met again (a refrain) reads as it did the first time: its fields are reused (they are
     # never modified); a new Line is made, so each keeps its own lazily computed soft split
     again: dict[str, tuple[str, list[str], list[str], list[list[str]], str]] = {}
+    own = _own_lines(raw_lines) if "(" in text or "[" in text else (frozenset(), frozenset())
     for raw in raw_lines:
         if fences and _FENCE.match(raw):
             in_fence = not in_fence
@@ -355,6 +404,10 @@ def parse_poem(text: str) -> Poem:
             if len(kept) < len(s) and kept.strip(_PUNCT):  # beside the line's own words: an aside
                 count_dropped(dropped, "aside", len(s) - len(kept))
                 s = kept
+            elif len(kept) < len(s) and not _the_poems(s, own):
+                # a whole line in brackets that says no line of the poem (a stage direction, a note)
+                count_dropped(dropped, "aside", len(s))
+                continue
         # a caesura mark: one of _SPLIT's characters, "..." or three spaces
         if (caesura or cleaned) and ("…" in s or "..." in s):
             # beside a caesura, or on the word before it, an ellipsis is a pause in a half-line; what

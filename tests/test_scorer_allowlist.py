@@ -235,6 +235,22 @@ def test_words_in_brackets_beside_a_lines_own_are_an_aside(insert: str) -> None:
     assert PLAIN - 0.1 <= whole.reward <= PLAIN, whole
 
 
+@pytest.mark.parametrize("direction", ["(يعاود الجمهور)", "[Le public reprend]", "(hna tebda es-saba)"])
+def test_a_line_in_brackets_is_the_poems_only_when_it_says_one_of_its_lines(direction: str) -> None:
+    """A whole line in brackets is another layout when it says a line or half-line of the poem (the
+    refrain set in parentheses after each stanza, as above); a line in brackets that says none of
+    them (a stage direction, a note) is an aside, text that is not the poem, inside a stanza too."""
+    blocks = POEM.split("\n\n")
+    lines = blocks[1].split("\n")
+    aside = "\n\n".join([blocks[0], "\n".join([lines[0], direction, *lines[1:]]), *blocks[2:]])
+    assert score(aside, AR).reward <= 0.0
+    refrain = POEM.split("\n", 1)[0].split("**")[0].strip()
+    set_apart = "\n\n".join([blocks[0], *(b.replace(f"\n{refrain}", f"\n({refrain})") for b in blocks[1:])])
+    assert set_apart != POEM
+    got = score(set_apart, {**AR, "refrain": "yes"})
+    assert got.subscores["frame"] == 1.0 and got.reward >= score(POEM, {**AR, "refrain": "yes"}).reward - 0.1
+
+
 def test_a_label_opening_a_line_is_not_the_poem_but_a_poets_colon_is() -> None:
     """One or two words and a colon opening a line label it, whatever the words (a speaker, a part);
     a colon later in the line, before what is said, is the poem's own."""
