@@ -266,20 +266,26 @@ def _words_key(part: str) -> str:
     return "".join(_WORD.findall(part)).lower()
 
 
-def _bracketed(line: str) -> list[str] | None:
-    """The words of a line set whole in brackets, or None for any other line."""
+def _bracketed(line: str) -> str | None:
+    """What a line set whole in brackets says, the brackets taken off; None for any other line."""
     if ("(" not in line and "[" not in line) or _ASIDE.sub("", line).strip(_PUNCT):
         return None
-    return _WORD.findall(_ASIDE.sub(lambda m: m.group(0)[1:-1], line))
+    return _ASIDE.sub(lambda m: m.group(0)[1:-1], line)
 
 
-def _own_lines(raw_lines: list[str]) -> tuple[frozenset[str], frozenset[RhymeKey]]:
+def _end_rhyme(part: str) -> RhymeKey | None:
+    """The rhyme of a piece of text's last word, or None for a piece without words."""
+    words = _WORD.findall(part)
+    return rhyme(words[-1].lower()) if words else None
+
+
+def _own_lines(raw_lines: list[str]) -> tuple[frozenset[str], frozenset[RhymeKey | None]]:
     """What the lines not set whole in brackets say, and the rhymes they end on: a line in brackets
     is the poem's (a refrain set in parentheses, a bayt set apart) when it says one of their lines or
     half-lines, or a bracketed line met twice, or ends on one of their rhymes; else it is an aside
     (a stage direction, a note)."""
     keys: set[str] = set()
-    ends: set[RhymeKey] = set()
+    ends: set[RhymeKey | None] = set()
     seen: set[str] = set()
     for raw in raw_lines:
         st = raw.strip()
@@ -287,25 +293,24 @@ def _own_lines(raw_lines: list[str]) -> tuple[frozenset[str], frozenset[RhymeKey
             continue
         inner = _bracketed(st)
         if inner is not None:
-            key = "".join(inner).lower()
+            key = _words_key(inner)
             if key in seen:
                 keys.add(key)
             seen.add(key)
             continue
         keys.add(_words_key(st))
         keys.update(_words_key(h) for h in st.split("**"))
-        words = _WORD.findall(st)
-        if words:
-            ends.add(rhyme(words[-1].lower()))
+        ends.add(_end_rhyme(st))
     keys.discard("")
+    ends.discard(None)
     return frozenset(keys), frozenset(ends)
 
 
-def _the_poems(line: str, own: tuple[frozenset[str], frozenset[RhymeKey]]) -> bool:
+def _the_poems(line: str, own: tuple[frozenset[str], frozenset[RhymeKey | None]]) -> bool:
     """Whether a line set whole in brackets is a line of the poem (see `_own_lines`)."""
-    words = _bracketed(line) or []
+    inner = _bracketed(line) or ""
     keys, ends = own
-    return "".join(words).lower() in keys or (bool(words) and rhyme(words[-1].lower()) in ends)
+    return _words_key(inner) in keys or _end_rhyme(inner) in ends
 
 
 def parse_poem(text: str) -> Poem:

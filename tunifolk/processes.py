@@ -138,7 +138,26 @@ def wait_healthy(
 
 
 PORT_ATTEMPTS = 3
-"""Starts of a server on a free port before its failure is the caller's (`serve_on_free_port`)."""
+"""Starts of a server on a free port before its failure is the caller's (`on_free_port`)."""
+
+
+def on_free_port(
+    run: Callable[[int], T], *, lost: Callable[[int], bool], attempts: int = PORT_ATTEMPTS
+) -> tuple[T, int]:
+    """``run(port)`` on a `free_port`; return what it returns and the port.
+
+    The port is free when probed, but a server binds it a moment later, and any outgoing connection
+    on the machine may be given that port meanwhile (the kernel hands out the same range). A run that
+    fails with a `ProcessError` is tried again on another port while ``lost(port)`` says the port was
+    lost that way, up to `attempts` runs in all; any other failure, and the last, is raised as is."""
+    for attempt in range(1, attempts + 1):
+        port = free_port()
+        try:
+            return run(port), port
+        except ProcessError:
+            if attempt == attempts or not lost(port):
+                raise
+    raise AssertionError("attempts must be at least 1")
 
 
 def serve_on_free_port(
@@ -152,25 +171,23 @@ def serve_on_free_port(
     """Start a server with ``start(port)`` on a `free_port` and wait until it is `healthy` (as
     `wait_healthy` does, `timeout` and `log` included); return the process and the port it serves on.
 
-    The port is free when probed, but the server binds it a moment later, and any outgoing connection
-    on the machine may be given that port meanwhile (the kernel hands out the same range): the server
-    then exits at once. Such a start is tried again on another port, up to `attempts` times in all. A
-    server that exits for another reason fails each time and the last failure is raised, one line; one
-    that never answers is stopped and its timeout raised at once."""
-    for attempt in range(1, attempts + 1):
-        port = free_port()
+    A server that loses its port before binding it exits at once: a start whose server exited is
+    tried again on another port (`on_free_port`). A server that exits for another reason fails each
+    time and the last failure is raised, one line; one that never answers is stopped and its timeout
+    raised at once."""
+    exited: list[bool] = []
+
+    def serve(port: int) -> subprocess.Popen:
         proc = start(port)
-        url = f"http://{LOOPBACK}:{port}"
         try:
-            wait_healthy(url, proc=proc, what=what, timeout=timeout, log=log)
+            wait_healthy(f"http://{LOOPBACK}:{port}", proc=proc, what=what, timeout=timeout, log=log)
         except ProcessError:
-            exited = proc.poll() is not None
+            exited.append(proc.poll() is not None)
             stop(proc)
-            if exited and attempt < attempts:
-                continue
             raise
-        return proc, port
-    raise AssertionError("attempts must be at least 1")
+        return proc
+
+    return on_free_port(serve, lost=lambda _port: exited[-1], attempts=attempts)
 
 
 def _tail(log: Path | None) -> str:

@@ -144,15 +144,12 @@ class CloudRunService(Kind):
 
     def after_create(self, ctx: Context, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
         # the service's URL is any free port until it is recorded: a front that loses its port before
-        # binding it (another program took it meanwhile) starts again on another
-        for attempt in range(1, processes.PORT_ATTEMPTS + 1):
-            port = processes.free_port()
-            try:
-                cloudrun.ensure(ctx.state, self.id_of(ctx, inputs), port, _image(inputs))
-                break
-            except processes.ProcessError:
-                if attempt == processes.PORT_ATTEMPTS or processes.port_free(port):
-                    raise  # not a port lost to another program: its own failure, said once
+        # binding it (another program holds it) starts again on another; any other failure is said once
+        service_id, image = self.id_of(ctx, inputs), _image(inputs)
+        _, port = processes.on_free_port(
+            lambda port: cloudrun.ensure(ctx.state, service_id, port, image),
+            lost=lambda port: not processes.port_free(port),
+        )
         outputs["uri"] = f"http://127.0.0.1:{port}"
         outputs["urls"] = [outputs["uri"]]
 
