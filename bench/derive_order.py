@@ -1,26 +1,32 @@
-"""Derive the word-order tables (``scorer/lexicon/order/{arabic,arabizi}.tsv``) from TArC.
+"""Derive the word-order tables (``scorer/lexicon/order/{arabic,arabizi}.tsv``) from TArC and Barcha.
 
 TArC, the Tunisian Arabish Corpus (Gugliotta, Dinarelli and Kraif; github.com/eligugliotta/tarc,
 licence CC BY 4.0), gives every token of its ~43,000 in Arabizi as written and in CODA Arabic
-script, so one corpus yields both scripts' word order. This script reads its ``tarc.tsv`` and keeps
-the tokens classified ``arabizi`` (not foreign words, emoticons, punctuation or numbers), sentence by
-sentence. In Arabic script a proclitic the CODA column writes apart (ال, و, ب, ل, ف, ك and their
-chains) is joined to the next word, as a poem writes it, and CODA's plural verb ending -وا is
-written -و, as poems write it. Words are normalised as the scorer reads them
-(``normalize_arabic``; Arabizi lower case).
+script, so one corpus yields both scripts' word order. Its Arabic column (26,000 words) is too
+small a sample of Arabic-script Derja: Barcha (Waad Ben Kheder; github.com/wa3dbk/Barcha, MIT),
+Tunisian social media, adds its Arabic-script sentences that the scorer's own variety reading
+takes for Derja with no MSA weight (``barcha_sentences``): about 630,000 words.
+
+This script reads TArC's ``tarc.tsv`` and keeps the tokens classified ``arabizi`` (not foreign
+words, emoticons, punctuation or numbers), sentence by sentence. In Arabic script a proclitic the
+CODA column writes apart (ال, و, ب, ل, ف, ك and their chains) is joined to the next word, as a poem
+writes it, and CODA's plural verb ending -وا is written -و, as poems write it. Words are normalised
+as the scorer reads them (``normalize_arabic``; Arabizi lower case).
 
 The table lists the TOP most frequent words of each script (the FUNCTION most frequent marked: the
 shape model keeps them as themselves) and the bigram counts of classes (``scorer.order``: a listed
 word is its own class, any other word its shape), sentence start ``<s>`` and end ``</s>`` included.
 
-    python bench/derive_order.py PATH/TO/tarc.tsv
+    python bench/derive_order.py PATH/TO/tarc.tsv PATH/TO/Barcha/texts
 
 Run once when the corpus or the classes change.
 """
 
 from __future__ import annotations
 
+import gzip
 import itertools
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -31,6 +37,7 @@ if str(ROOT) not in sys.path:
 
 from scorer.arabic import normalize_arabic  # noqa: E402
 from scorer.order import CODA_PLURAL, DIR, START, join_clitics, shape  # noqa: E402
+from scorer.variety import detect_arabic, is_derja  # noqa: E402
 
 TOP = {"arabic": 200, "arabizi": 800}
 FUNCTION = {"arabic": 60, "arabizi": 100}
@@ -66,6 +73,37 @@ def sentences(path: Path, arabic: bool) -> list[list[str]]:
     return [[w.lower() for w in s] for s in out]
 
 
+_ARABIC_WORD = re.compile(r"[\u0621-\u064a\u0671-\u06d3\u0640\u064b-\u0652\u06a4\u06a8\u06af]+")
+_SENTENCE_BREAK = re.compile(r"[.!؟?،,:;«»\"()\[\]…]+|\s[-–]\s")
+
+
+def barcha_sentences(texts: Path) -> list[list[str]]:
+    """Barcha's Arabic-script sentences read as Derja: every ``*.txt.gz`` under ``texts`` in name
+    order, each line once, cut at punctuation; a piece of three words or more written wholly in
+    Arabic letters is kept when ``scorer.variety`` reads it as Tunisian with no MSA weight.
+    Social media mixes MSA and Derja line by line; MSA order in the table would pay MSA."""
+    out: list[list[str]] = []
+    seen: set[str] = set()
+    for path in sorted(texts.rglob("*.txt.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if not line or line in seen:
+                    continue
+                seen.add(line)
+                for piece in _SENTENCE_BREAK.split(line):
+                    tokens = piece.split()
+                    if len(tokens) < 3 or not all(map(_ARABIC_WORD.fullmatch, tokens)):
+                        continue
+                    words = [w for w in map(normalize_arabic, tokens) if w]
+                    if len(words) < 3:
+                        continue
+                    reading = detect_arabic(words, piece)
+                    if is_derja(reading) and reading.msa == 0:
+                        out.append([_plural_as_poems_write(w) for w in words])
+    return out
+
+
 def _plural_as_poems_write(word: str) -> str:
     """CODA spells the plural verb ending -وا (تشوفوا, قالوا: 394 imperfect verbs in TArC), as MSA
     does; Derja poems write it -و (نلعبو, قالو). Read with CODA's alif, every such verb fell out of
@@ -89,16 +127,20 @@ def table(sents: list[list[str]], arabic: bool) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
+    if len(argv) != 2:
         print(__doc__.split("\n\n")[-2].strip(), file=sys.stderr)
         return 2
-    src = Path(argv[0])
+    src, barcha = Path(argv[0]), Path(argv[1])
     DIR.mkdir(parents=True, exist_ok=True)
     for name, arabic in (("arabic", True), ("arabizi", False)):
         sents = sentences(src, arabic)
+        sources = "TArC (CC BY 4.0)"
+        if arabic:
+            sents += barcha_sentences(barcha)
+            sources = "TArC (CC BY 4.0) and Barcha (MIT)"
         head = [
-            f"# Word-order table ({name}) derived by bench/derive_order.py from TArC (CC BY 4.0;",
-            "# lexicon/order/README.md): w<TAB>word<TAB>function(0/1), b<TAB>class<TAB>class<TAB>count.",
+            f"# Word-order table ({name}) derived by bench/derive_order.py from {sources};",
+            "# lexicon/order/README.md: w<TAB>word<TAB>function(0/1), b<TAB>class<TAB>class<TAB>count.",
             f"# {len(sents)} sentences, {sum(map(len, sents))} words.",
         ]
         (DIR / f"{name}.tsv").write_text("\n".join([*head, *table(sents, arabic)]) + "\n", encoding="utf-8")

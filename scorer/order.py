@@ -20,6 +20,12 @@ expectation is exact and cheap: for a line of m movable words with class counts 
 E[start] = Σ c·L(<s>, ·)/m, E[into the rhyme word] = Σ c·L(·, last)/m and E[pairs] =
 Σ_{a,b} c_a (c_b − [a = b]) L(a, b)/m.
 
+The gate reads ``z``: the summed difference over the spread a random order's score has
+(:func:`line_spread`, summed over lines). A shuffle's ``z`` is about 0 with a spread of about 1
+whatever the poem's length; Derja's grows with every line in order. A gain per word treats a short
+line, whose few orders score far apart, as much evidence as a long one: a lucky shuffle of short
+lines paid as Derja.
+
 A second, order-free test, :func:`glue_gate`: the share of lines holding Derja's glue (prepositions,
 conjunctions, particles, clitics). Word salad strings content words side by side, and a lucky
 draw of it can gain as much as a genuine poem; its lines lack the glue.
@@ -34,6 +40,7 @@ import math
 from array import array
 from collections import Counter
 from pathlib import Path
+from typing import NamedTuple
 
 from scorer.arabic import normalize_arabic
 from scorer.text import APART_CLITICS
@@ -224,28 +231,44 @@ class Model:
             moved += m
         return rows, moved
 
-    def measure(self, lines: list[list[str]]) -> tuple[float, float, int]:
-        """(gain, lead, movable words), each per movable word. The gain: the order as written over
-        a random order of the same words (the module doc). The lead: the order as written over the
-        same words read backwards, the rhyme word kept last; Derja is read one way, so its lines
-        beat their reversal, a reversed line loses to it by as much, and a random order leads its
-        reversal by about 0. Words as the scorer gives them (Arabic normalised; Arabizi any case)."""
+    def measure(self, lines: list[list[str]]) -> Order:
+        """The order of a poem's lines (`Order`). Words as the scorer gives them (Arabic
+        normalised; Arabizi any case)."""
         rows, moved = self.rows(lines)
         if not moved:
-            return 0.0, 0.0, 0
+            return Order(0.0, 0.0, 0, 0.0)
         table, k = self.table, self.k
-        gained = lead = 0.0
+        gained = lead = spread = 0.0
         for cs in rows:
             gained += line_gain(cs, table, k)
+            spread += line_spread(cs, table, k)
             back = cs[-2::-1]
             back.append(cs[-1])
             lead += _path(cs, table, k) - _path(back, table, k)
-        return gained / moved, lead / moved, moved
+        z = gained / math.sqrt(spread) if spread > 0.0 else 0.0
+        return Order(gained / moved, lead / moved, moved, z)
 
     def gain(self, lines: list[list[str]]) -> tuple[float, int]:
         """(mean gain per movable word over a random order, movable words): `measure`'s gain."""
-        gained, _, moved = self.measure(lines)
-        return gained, moved
+        order = self.measure(lines)
+        return order.gain, order.moved
+
+
+class Order(NamedTuple):
+    """What `Model.measure` reads of a poem's lines."""
+
+    gain: float
+    """The order as written over a random order of the same words, per movable word (the module
+    doc)."""
+    lead: float
+    """The order as written over the same words read backwards, the rhyme word kept last, per
+    movable word. Derja is read one way, so its lines beat their reversal, a reversed line loses to
+    it by as much, and a random order leads its reversal by about 0."""
+    moved: int
+    """Movable words: every read line's words but its rhyme word."""
+    z: float
+    """The summed gain over the square root of the summed `line_spread`: how many spreads of a
+    random order the poem stands above it (0 when nothing could be read)."""
 
 
 def _path(cs: list[int], table: array, k: int) -> float:
@@ -287,6 +310,38 @@ def line_gain(cs: list[int], table: array, k: int) -> float:
     return actual - expected / m
 
 
+def line_spread(cs: list[int], table: array, k: int) -> float:
+    """The variance of a random order's score on one line, its terms taken as independent:
+    Var_i L(<s>, h_i) + Var_i L(h_i, last) + (m − 1)·Var_{i≠j} L(h_i, h_j), over the line's m
+    movable words h (the covariance of neighbouring pairs left out: a scale, not a test).
+
+    One pass over the same pairs as `line_gain`, so its cost is about that of the expectation."""
+    m = len(cs) - 1
+    last = cs[m]
+    s1 = s2 = e1 = e2 = p1 = p2 = 0.0
+    for i in range(m):
+        a = cs[i]
+        base = a * k
+        x = table[a]
+        s1 += x
+        s2 += x * x
+        x = table[base + last]
+        e1 += x
+        e2 += x * x
+        for j in range(m):
+            x = table[base + cs[j]]
+            p1 += x
+            p2 += x * x
+        x = table[base + a]  # a word with itself is no pair of the line
+        p1 -= x
+        p2 -= x * x
+    pairs = m * (m - 1)
+    spread = s2 / m - (s1 / m) ** 2 + e2 / m - (e1 / m) ** 2
+    if pairs:
+        spread += (m - 1) * (p2 / pairs - (p1 / pairs) ** 2)
+    return max(spread, 0.0)
+
+
 @functools.cache
 def model(script: str) -> Model:
     """The table of ``"arabic"`` or ``"arabizi"``, read on first use (the derivation script imports
@@ -294,8 +349,8 @@ def model(script: str) -> Model:
     return Model(DIR / f"{script}.tsv", script == "arabic")
 
 
-def measure(lines: list[list[str]], script: str) -> tuple[float, float, int]:
-    """(gain, lead over the reversal, movable words) of a poem's lines (`Model.measure`)."""
+def measure(lines: list[list[str]], script: str) -> Order:
+    """The order of a poem's lines in ``"arabic"`` or ``"arabizi"`` (`Model.measure`)."""
     return model(script).measure(lines)
 
 

@@ -26,7 +26,7 @@ from scorer.cuts import cut_gate
 from scorer.identity import rhyme_identity
 from scorer.lexicon import WordTable, is_arabic_word, is_arabizi_word
 from scorer.msa import case_gate
-from scorer.order import glue_gate, list_gate
+from scorer.order import Order, glue_gate, list_gate
 from scorer.order import measure as order_measure
 from scorer.ramp import ramp
 from scorer.response import extract_text
@@ -70,12 +70,13 @@ falls linearly to UNPROVEN_GATE, where the reward is at most 0 (marker-free MSA,
 counted at the asked size (divided by the share of the asked stanzas written), so cutting stanzas never
 escapes."""
 UNPROVEN_GATE = 0.5
-ORDER_RAMP = {"arabic": (0.03, 0.06), "arabizi": (0.01, 0.11)}
-"""The word-order gate on `scorer.order`'s gain over a random order of the same words, per movable
-word, per script: (zero, full). Genuine poems of `tests/redteam_rounds/` and data/samples gain 0.092
-or more (Arabizi
-0.15); shuffled lines 0.015 Arabic and 0 Arabizi on the median, hence Arabic's zero; an honest imperfect
-sample (0.057) keeps 0.92. At `full` the gate is 1, at `zero` ORDER_FLOOR (docs/scorer.md, "Word order")."""
+ORDER_RAMP = (0.5, 1.0)
+"""The word-order gate on `scorer.order`'s z, a poem's gain over a random order of its words in
+spreads of a random order's score: (zero, full), both scripts. Genuine poems of
+`tests/redteam_rounds/` and data/samples stand 2.5 spreads above on the median (Arabizi 3.2) and
+under `full` in 1.8 % (Arabizi 1.6 %); shuffles of their lines stand about 0 on the median, at
+`full` or more in 15 % (13 %) and under `zero` in 68 % (72 %). At `full` the gate is 1, at `zero`
+ORDER_FLOOR (docs/scorer.md, "Word order")."""
 ORDER_FLOOR = 0.5
 LEXICON_RAMP = {"arabic": (0.2, 0.11), "arabizi": (0.45, 0.32)}
 """The lexicon gate on the share of a poem's content words (particles and pronouns aside) that the
@@ -97,8 +98,8 @@ over the same words read backwards (the rhyme word kept last), shrunk towards 0 
 in 97 % (the least, -0.29, a poem the order gate already misreads); reversed lines trail by 0.37 on
 the median, and a random order leads by about 0. At `zero` the gate is ORDER_FLOOR."""
 ORDER_PRIOR_WORDS = 24
-"""The gain is shrunk towards `full` as if this many more words had been seen in order: a few lines
-are weak evidence either way (a short poem is not gated on two lines' order)."""
+"""The lead is shrunk towards 0 as if this many more words had been read in no direction: a few
+lines are weak evidence either way (a short poem is not gated on two lines' direction)."""
 NOT_THE_POEM = (
     "thinking",
     "attribute",
@@ -224,9 +225,8 @@ class Reading:
     words: list[str]
     segments: list[list[str]]
     """Hemistichs (a line without a caesura is one), each as its words."""
-    order: tuple[float, float, int]
-    """`scorer.order.measure` of the segments: (gain over a random order, lead over the reversal,
-    movable words), read once for the order and direction factors."""
+    order: Order
+    """`scorer.order.measure` of the segments, read once for the order and direction factors."""
     shortfall: Shortfall
     chars: Chars
     variety: Variety
@@ -261,12 +261,11 @@ def _case_factor(r: Reading) -> float:
 
 
 def _order_factor(r: Reading) -> float:
-    """Words: their order's gain over a random order of the same words (`scorer.order`), shrunk
-    towards full by ORDER_PRIOR_WORDS, ramped by ORDER_RAMP, from ORDER_FLOOR to 1."""
-    gain, _, moved = r.order
-    zero, full = ORDER_RAMP[r.script]
-    gain = (gain * moved + full * ORDER_PRIOR_WORDS) / (moved + ORDER_PRIOR_WORDS)
-    return ORDER_FLOOR + (1.0 - ORDER_FLOOR) * ramp(gain, zero, full)
+    """Words: how far their order stands above a random order of the same words (`scorer.order`'s
+    z), ramped by ORDER_RAMP from ORDER_FLOOR to 1; 1 where no line has words to order."""
+    if not r.order.moved:
+        return 1.0
+    return ORDER_FLOOR + (1.0 - ORDER_FLOOR) * ramp(r.order.z, *ORDER_RAMP)
 
 
 def _lexicon_factor(r: Reading) -> float:
@@ -290,7 +289,7 @@ def _lexicon_factor(r: Reading) -> float:
 def _direction_factor(r: Reading) -> float:
     """Words: the lead of the lines as written over their reversal (`scorer.order.measure`), shrunk
     towards 0 by ORDER_PRIOR_WORDS, ramped by DIRECTION_RAMP from ORDER_FLOOR to 1."""
-    _, lead, moved = r.order
+    lead, moved = r.order.lead, r.order.moved
     lead = lead * moved / (moved + ORDER_PRIOR_WORDS)
     return ORDER_FLOOR + (1.0 - ORDER_FLOOR) * ramp(lead, *DIRECTION_RAMP)
 
@@ -335,11 +334,13 @@ def _frame_factor(r: Reading) -> float:
 
 
 def _layout_factor(r: Reading) -> float:
-    """Lines: the asked layout. Layout characters, stanza numbers, separators, markup, fences, or a
-    line the prompt asks parted by ` ** ` (every bayt, the malzuma's opening) without it: LAYOUT_COST."""
+    """Lines: the asked layout. Layout characters, stanza numbers, separators, markup, fences, a
+    line the prompt asks parted by ` ** ` (every bayt, the malzuma's opening) without it, or a line of
+    more than two hemistichs (a bayt has two): LAYOUT_COST."""
     split = r.lines if r.spec.kind == "bayt" else r.lines[:1] if r.spec.opening else []
     unmarked = any("**" not in ln.text for ln in split)
-    if r.chars.layout or any(r.poem.dropped.get(k, 0) for k in LAYOUT_MARKS) or unmarked:
+    crowded = any(len(ln.hemi_words) > 2 for ln in r.lines)
+    if r.chars.layout or any(r.poem.dropped.get(k, 0) for k in LAYOUT_MARKS) or unmarked or crowded:
         return LAYOUT_COST
     return 1.0
 

@@ -287,7 +287,9 @@ def score_strophic(
         first = b0[0]
         halves = first.halves
         if len(b0) == 1 or (len(halves) >= 2 and len(b0) > 2):
-            opening = [halves[0], halves[-1]] if len(halves) >= 2 else [first.words]
+            opening = halves[:2] if len(halves) >= 2 else [first.words]
+            # the opening is one bayt: hemistichs past its two are words the form has no place for
+            stray += sum(len(" ".join(h)) for h in halves[2:])
             rest = b0[1:]
         else:
             second = b0[1]
@@ -373,7 +375,9 @@ def score_strophic(
         if not lines:
             continue
         lines_all.extend(lines)
-        if len(lines) * 2 <= k + 1 and min([len(ln.hemi_words) for ln in lines]) >= 2 and k > 2:
+        if k > 2 and any(len(ln.hemi_words) >= 2 for ln in lines):
+            # every hemistich is a place of the form: a mugef unit may be two lines of two, and a
+            # hemistich set before a line's own is one more segment, rhymed or not
             segs = [hw for ln in lines for hw in ln.hemi_words]
         else:
             segs = [ln.words for ln in lines]
@@ -439,8 +443,9 @@ def score_strophic(
             fit = max(0.0, 0.7 - 0.25 * off)
             shortfall.gate_by(SIZE_GATE_FIRST - SIZE_GATE_STEP * (off - 1))
         sub["size"] = consistency * fit
-        # the size a stanza should have: the form's, or where the form leaves it free, the poem's own
-        expected = k if klo == khi else min(max(mode, klo), khi)
+        # the size a stanza should have: the form's, which the prompt asks (the malzuma's range is
+        # the tradition's; its prompt asks 3 lines and the closing, and each other size is a flaw)
+        expected = k
         off_size = [s for s in sizes if s != expected]
         if len(sizes) >= 2 and sizes[-1] < mode:
             pen["trunc"] = 0.08  # a cut-off last stanza: its own penalty, not a flaw besides
@@ -506,8 +511,14 @@ def score_bayt(
         for ln in lines:
             halves = ln.halves
             if len(halves) >= 2:
-                pairs.append((halves[0], halves[-1]))
-                split_ok += 1
+                # a bayt is two hemistichs: more on one line are bayts whose line breaks are lost,
+                # each read as the bayt it is (a lone last one as a line without its caesura)
+                for i in range(0, len(halves) - 1, 2):
+                    pairs.append((halves[i], halves[i + 1]))
+                    split_ok += 1
+                if len(halves) % 2:
+                    w = halves[-1]
+                    pairs.append((w[: len(w) // 2], w[len(w) // 2 :]) if len(w) >= 2 else (w, w))
             else:
                 w = ln.words
                 if len(w) >= 2:

@@ -77,13 +77,23 @@ _LABEL_PREFIX = re.compile(
 _ASIDE = re.compile(r"\([^()\[\]\n]*+\)|\[[^()\[\]\n]*+\]")
 """Words in brackets: beside a line's own words they are an aside to another reader (a gloss, a
 translation, a stage direction, a note), not the poem; a whole line in brackets is layout when it is a
-line of the poem (a refrain set in parentheses: `_own_lines`), else an aside; a number in them is
-layout. Linear: a span stops at the next bracket or newline."""
+line of the poem (a refrain set in parentheses: `_own_lines`), else an aside; one number in them is
+layout (`_unless_a_number`). Linear: a span stops at the next bracket or newline."""
 
 
-def _unless_letters(m: re.Match[str]) -> str:
-    """A bracketed span removed when it holds a letter (a number in brackets is layout, kept)."""
-    return "" if any(ch.isalpha() for ch in m.group()) else m.group()
+_ONE_NUMBER = re.compile(r"\s*+\d{1,3}\s*+")
+"""What a bracketed number says when it numbers a line or a stanza: one number (any digits)."""
+
+
+def _unless_a_number(m: re.Match[str]) -> str:
+    """A bracketed span removed when it holds a letter, or digits that are not one number (a grade,
+    a date, a score: 10/10); a number in brackets is layout and stays, as do brackets of marks only."""
+    inner = m.group()[1:-1]
+    if any(ch.isalpha() for ch in inner):
+        return ""
+    if any(ch.isdigit() for ch in inner) and not _ONE_NUMBER.fullmatch(inner):
+        return ""
+    return m.group()
 
 
 _SPEAKER = re.compile(r"^\s*+(?![wWoOو]\s|و(?!ال)\w)[^\s:：*]++(?:\s++[^\s:：*]++)?+\s*+[:：]\s*+")
@@ -405,7 +415,7 @@ def parse_poem(text: str) -> Poem:
             count_dropped(dropped, "label", len(s))
             continue
         if "(" in s or "[" in s:
-            kept = _ASIDE.sub(_unless_letters, s)
+            kept = _ASIDE.sub(_unless_a_number, s)
             if len(kept) < len(s) and kept.strip(_PUNCT):  # beside the line's own words: an aside
                 count_dropped(dropped, "aside", len(s) - len(kept))
                 s = kept

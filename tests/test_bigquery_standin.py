@@ -5,8 +5,10 @@ DuckDB: the stand-in is the unit under test (tests/test_ledger_*.py run it behin
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import orjson
@@ -138,6 +140,26 @@ def test_a_runaway_query_stops_at_the_stand_ins_limits(own_book: Ledger, monkeyp
     loop = f"SELECT sum(hash(t0.jsonPayload.step + t9.jsonPayload.step)) FROM {tables}"
     with pytest.raises(QueryError, match="limit of"):
         ask(own_book, loop, timeoutMs=60_000)
+
+
+def test_the_copies_folder_comes_with_the_first_query_and_goes_with_the_ledger(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every emulator and gcp stand-in holds a ledger, and most never query it: a folder made at
+    start was left in the temporary directory by each one killed before its exit handlers ran."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    folder = tmp_path / "ledger"
+    folder.mkdir()
+    book = _six_records(folder)
+    assert not list(temp.iterdir())
+    assert ask(book, f"SELECT count(*) FROM {TABLE}")["rows"][0]["f"][0]["v"] == "6"
+    made = list(temp.iterdir())
+    assert len(made) == 1 and made[0].name.startswith("tunifolk-bigquery-")
+    del book
+    gc.collect()
+    assert not made[0].exists()
 
 
 def test_a_records_json_numbers_round_trip(tmp_path: Path) -> None:

@@ -4,7 +4,9 @@ words dealt out at random do not, and the expectation it compares with is exact.
 from __future__ import annotations
 
 import itertools
+import math
 import random
+import statistics
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.order_salad import GENERATORS, draws
-from scorer.order import GLUE_PRIOR_LINES, GLUE_RAMP, START, glue_gate, model
+from scorer.order import GLUE_PRIOR_LINES, GLUE_RAMP, START, Model, glue_gate, model
 from scorer.score import ORDER_FLOOR, ORDER_RAMP, score
 from tests.corpus import hemistichs, round_cases, samples, script_of
 
@@ -58,50 +60,50 @@ def test_the_expectation_is_that_of_every_order(script: str) -> None:
     assert checked >= 20
 
 
-def _shuffled_gains(name: str, segs: list[list[str]], script: str, n: int = 5) -> list[float]:
+def _shuffles(name: str, segs: list[list[str]], n: int) -> list[list[list[str]]]:
+    """n shuffles of every line's words, the rhyme word kept, seeded by the poem's name."""
     rng = random.Random(name)
-    gains = []
+    out = []
     for _ in range(n):
-        out = []
+        lines = []
         for seg in segs:
             head = seg[:-1]
             rng.shuffle(head)
-            out.append([*head, *seg[-1:]])
-        gains.append(model(script).gain(out)[0])
-    return gains
+            lines.append([*head, *seg[-1:]])
+        out.append(lines)
+    return out
+
+
+def _shuffled_gains(name: str, segs: list[list[str]], script: str, n: int = 5) -> list[float]:
+    return [model(script).gain(lines)[0] for lines in _shuffles(name, segs, n)]
 
 
 KNOWN_MISSES = {
-    "r14-006": "Arabic muthallath of round 14 (reward 0.14): short vocative lines "
-    "(يا أمّي يا ضي عيني, "
-    "يا اللي ديما تحميني) whose 28 movable words gain 0.017 against the "
-    "ramp's 0.03..0.06. A class precedence model and zero-count pair violations drawn from the "
-    "same corpus add nothing to the gain's separation (docs/scorer.md, Word order: round 14)",
+    "r10-008": "Arabic msaddes of round 10 (reward 0.40): its lines stand 0.70 spreads above a random "
+    "order (gain 0.093 a word), under the ramp's full 1.0: order 0.70 (docs/scorer.md, Word order: "
+    "known limits)",
+    "r11-004": "Arabic mukhammas of round 11: z 0.94, just under the ramp's full 1.0 (order 0.94, "
+    "reward 0.85, still paid)",
+    "r16-005": "Arabizi muthallath of round 16: z 0.94, just under the ramp's full 1.0 (order 0.94, "
+    "reward 0.86, still paid)",
+    "r19-017": "Arabic mukhammas of round 19: z 0.93, just under the ramp's full 1.0 (order 0.93, "
+    "reward 0.82, still paid)",
+    "r20-028": "Arabizi muthallath of round 20 (reward 0.63): z 0.82 on 43 movable words, short lines "
+    "whose orders the class model tells apart little (order 0.82)",
+    "r25-025": "Arabizi mugef of round 25: z 0.90 (order 0.90); its reward (-0.10) is the variety "
+    "reading's (kthir read as Levantine; tests/redteam_rounds/known_misses.tsv)",
+    "r4-020": "Arabizi qasida of round 4: z 0.91, just under the ramp's full 1.0 (order 0.91, reward "
+    "0.81, still paid)",
+    "r19-011": "Arabic mugef of round 19 (a wedding, reward -0.07): its lines stand below a random "
+    "order (z -0.38): the order factor sits at its floor (docs/scorer.md, Word order: known limits)",
+    "r20-016": "Arabic qasida of round 20 (Carthage): plain Derja whose order stands 0.07 spreads above "
+    "a random order (docs/scorer.md, Word order: known limits)",
+    "r20-026": "Arabic muthallath of round 20 (Ain Draham): z 0.37 under the ramp's zero 0.5 (it gained "
+    "0.057 a word, shrunk to 0.97 by the per-word gate)",
     "r8-008": "Arabizi muthallath of round 8: word pairs TArC never saw in that order (w 3la, ya denya) "
-    "keep its gain at -0.03 against the ramp's 0.11 (docs/scorer.md, Word order: known limits)",
-    "r10-019": "Arabic muthallath of round 10 (reward -0.08): plain Derja whose word order gains -0.13 "
-    "against the ramp's 0.03..0.06 (a fronted subject with و on every line, والفلاح خرج…, pairs TArC's "
-    "comments rarely show). Clipping each line's gain (at 0.4..1.0 per word) or a floor on pair "
-    "scores does not lift it without letting more shuffled cheats through (docs/scorer.md, Word order)",
-    "r19-011": "Arabic mugef of round 19 (a wedding, reward -0.06): its lines' word order gains under "
-    "the ramp's 0.03..0.06 and the order factor sits at its floor (docs/scorer.md, Word order: known "
-    "limits)",
-    "r20-016": "Arabic qasida of round 20 (Carthage): plain Derja whose word order gains -0.03 against "
-    "the ramp's 0.03..0.06 (docs/scorer.md, Word order: known limits)",
-    "r20-026": "Arabic muthallath of round 20 (Ain Draham): gain 0.057, just under the ramp's full 0.06 "
-    "(order 0.97 once shrunk by ORDER_PRIOR_WORDS)",
-    "r20-035": "Arabic msaddes of round 20 (the Beja harvest): gain 0.010 against the ramp's 0.03..0.06 "
-    "(docs/scorer.md, Word order: known limits)",
-    "r20-036": "Arabic msaddes of round 20 (Douz): gain 0.055, just under the ramp's full 0.06 (order 0.93)",
-    "r24-009": "Arabic mugef of round 24 (rain, reward 0.00): its gain sits at the ramp's narrow edge "
-    "(0.03..0.06) and one natural line (عام صابة فيه القمح والرمّان) moves the poem's mean across it "
-    "(docs/scorer.md, Word order: known limits)",
-    "r9-174": "Arabic mugef of round 9: gain -0.067 against the ramp's 0.03..0.06. The tables join a "
-    "proclitic و to its word as TArC's CODA writes it apart, so the lone و of و الغربة, و نحلم has 36 "
-    "tokens of evidence (و→#al -1.5, و→#v -2.0); نرجعلو (+ لو) reads as a plural verb (its line -4.6); "
-    "a fronted عليك starts a line TArC never starts with it (-8.6). Reading a lone و joined and a "
-    "verb + لو/لها/لك class (tables re-derived) lift it to 0.117, but let held cheats through (r1-112, "
-    "r5-094, r8-131, r8-133, r8-137: 0 -> 0.2..0.9): not landed (docs/scorer.md, Word order: known limits)",
+    "keep it under a random order (z -0.13; docs/scorer.md, Word order: known limits)",
+    "r8-007": "Arabic msaddes of round 8 (reward 0.12): z 0.60 (gain 0.115 a word on 68 words), near "
+    "the ramp's zero: order 0.60 (docs/scorer.md, Word order: known limits)",
 }
 """Genuine poems the gate still misreads, each with why: strict, so a fix that passes one is told to
 remove it from here."""
@@ -111,15 +113,35 @@ remove it from here."""
 def test_a_genuine_poem_keeps_the_gate_and_beats_its_shuffles(
     name: str, text: str, refs: dict[str, str]
 ) -> None:
-    """Every genuine poem gains at least the ramp's `full` (no cost), and more than the mean of twenty
-    shuffles of its lines' words (rhyme word kept)."""
+    """Every genuine poem stands at least the ramp's `full` above a random order (no cost), and
+    above the mean of twenty shuffles of its lines' words (rhyme word kept)."""
     script = script_of(refs)
     segs = hemistichs(text)
-    g, _ = model(script).gain(segs)
-    assert g >= ORDER_RAMP[script][1], (name, g)
+    z = model(script).measure(segs).z
+    assert z >= ORDER_RAMP[1], (name, z)
     assert score(text, refs).subscores["order"] == 1.0
-    shuffled = _shuffled_gains(name, segs, script, 20)
-    assert sum(shuffled) / len(shuffled) < g, (name, g, shuffled)
+    shuffled = [model(script).measure(lines).z for lines in _shuffles(name, segs, 20)]
+    assert sum(shuffled) / len(shuffled) < z, (name, z, shuffled)
+
+
+def test_a_shuffle_stands_about_one_spread_from_nothing() -> None:
+    """`line_spread` scales the gain so that a random order's z has a spread of about 1 and a
+    median of about 0 whatever the poem's length, while genuine poems stand well above it: the
+    gate's ramp can then be one for short and long poems and both scripts."""
+    for script in ("arabic", "arabizi"):
+        own, shuffled = [], []
+        for name, text, refs in GENUINE:
+            if script_of(refs) != script:
+                continue
+            segs = hemistichs(text)
+            own.append(model(script).measure(segs).z)
+            shuffled += [model(script).measure(lines).z for lines in _shuffles(name, segs, 3)]
+        shuffled.sort()
+        mid = shuffled[len(shuffled) // 2]
+        spread = statistics.pstdev(shuffled)
+        assert abs(mid) <= 0.3, (script, mid)
+        assert 0.5 <= spread <= 1.5, (script, spread)
+        assert statistics.median(own) >= 2 * ORDER_RAMP[1], (script, statistics.median(own))
 
 
 def test_a_shuffle_gains_nothing_on_the_median() -> None:
@@ -180,9 +202,10 @@ def test_a_repeated_word_is_no_evidence_of_order() -> None:
     )
 )
 def test_gain_is_finite_and_pure(lines: list[list[str]]) -> None:
-    first = model("arabic").gain(lines)
-    assert first == model("arabic").gain([list(x) for x in lines])
-    assert first[0] == first[0] and abs(first[0]) < 50  # not NaN, bounded
+    first = model("arabic").measure(lines)
+    assert first == model("arabic").measure([list(x) for x in lines])
+    for value in (first.gain, first.z):
+        assert math.isfinite(value) and abs(value) < 50
 
 
 SALAD_DRAWS = 60
@@ -256,29 +279,49 @@ def test_coda_plural_spelling_reads_as_the_poems() -> None:
     assert model("arabic").left["#vu"] >= 300
 
 
-@pytest.mark.parametrize(
-    "script",
-    # Arabizi's 837 classes make 1.1 M pairs: 3 s of pmi() even compiled
-    ["arabic", pytest.param("arabizi", marks=pytest.mark.slow)],
-)
-def test_a_rare_class_cannot_swamp_a_line(script: str) -> None:
-    """Issue 18: a pair's PMI is trusted by its rarer class's corpus count (EVIDENCE). Every pair
-    whose rarer class has at most 20 tokens scores above -7 (-8.9 Arabic, -8.7 Arabizi before)."""
-    m = model(script)
+def test_a_rare_class_cannot_swamp_a_line(tmp_path: Path) -> None:
+    """Issue 18: a pair's PMI is trusted by its rarer class's corpus count (EVIDENCE). In a table
+    where a listed word was seen 5 times (the Arabic table's rarest word now has over 300 tokens,
+    Arabizi's the slow test below), every pair with it scores above -7 though none was seen; a
+    table's raw PMI gave about log(KAPPA / count), -8.9 in Arabic."""
+    rows = ["w\tفي\t1", "w\tقلبي\t0", "w\tنادرة\t0"]
+    common = {("<s>", "في"): 4000, ("في", "قلبي"): 3000, ("قلبي", "#al"): 2500, ("#al", "في"): 3500}
+    rows += [f"b\t{a}\t{b}\t{c}" for (a, b), c in common.items()]
+    rows += ["b\t<s>\tنادرة\t2", "b\tنادرة\t#v\t3"]
+    table = tmp_path / "arabic.tsv"
+    table.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    m = Model(table, arabic=True)
+    low = min((m.pmi(a, b), a, b) for a in m.names for b in m.names[1:] if "نادرة" in (a, b))
+    assert low[0] > -7.0, low
+    assert m.pmi("في", "قلبي") > 0  # the evidence weight does not flatten what was seen
+
+
+@pytest.mark.slow  # Arabizi's 837 classes make 1.1 M pairs: 3 s of pmi()
+def test_a_rare_arabizi_class_cannot_swamp_a_line() -> None:
+    """The same over the Arabizi table itself: every pair whose rarer class has at most 20 tokens
+    scores above -7 (-8.7 before EVIDENCE)."""
+    m = model("arabizi")
     rare_a = [a for a in m.names if m.left.get(a, 0) <= 20]
     rare_b = [b for b in m.names[1:] if m.right.get(b, 0) <= 20]
     pairs = [(a, b) for a in rare_a for b in m.names[1:]] + [(a, b) for a in m.names for b in rare_b]
     assert len(pairs) > 1000
     low = min((m.pmi(a, b), a, b) for a, b in pairs)
-    assert low[0] > -7.0, (script, low)
+    assert low[0] > -7.0, low
 
 
 def test_a_common_pair_never_seen_stays_strongly_negative() -> None:
-    """Issue 18, the other side: a pair of common classes expected 11 times and never seen (ما then a
-    clitic + article) stays strongly negative."""
+    """Issue 18, the other side: pairs of listed Arabic words expected more than 10 times and never
+    seen (في then يا, 140 expected) stay strongly negative: smoothing does not make them likely."""
     m = model("arabic")
-    assert m.big.get(("ما", "#Pal"), 0) == 0 and m.left["ما"] * m.right["#Pal"] / m.n > 10
-    assert m.pmi("ما", "#Pal") < -6.0
+    unseen = [
+        (a, b)
+        for a in m.words
+        for b in m.words
+        if not m.big.get((a, b)) and m.left.get(a, 0) * m.right.get(b, 0) / m.n > 10
+    ]
+    assert len(unseen) >= 100
+    assert max(m.pmi(a, b) for a, b in unseen) < -4.0
+    assert ("في", "يا") in unseen and m.pmi("في", "يا") < -10.0
 
 
 def _backwards(words: list[str]) -> list[str]:
@@ -293,9 +336,9 @@ def test_a_reversed_line_trails_as_far_as_the_line_leads() -> None:
     for _, text, refs in GENUINE:
         segs = hemistichs(text)
         m = model(script_of(refs))
-        _, lead, moved = m.measure(segs)
+        lead, moved = m.measure(segs)[1:3]
         back = [_backwards(s) for s in segs]
-        _, trail, moved_back = m.measure(back)
+        trail, moved_back = m.measure(back)[1:3]
         assert moved_back == moved and abs(lead + trail) < 1e-9, (lead, trail)
         leads.append(lead)
     leads.sort()

@@ -65,6 +65,7 @@ What is imitated, with its source (the BigQuery v2 REST reference):
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import os
@@ -192,12 +193,19 @@ class Ledger:
         self._lock = threading.Lock()
         self._seen: tuple[tuple[str, int, int], ...] | None = None
         self._rows = 0
-        self._work = Path(tempfile.mkdtemp(prefix="tunifolk-bigquery-"))
-        weakref.finalize(self, shutil.rmtree, self._work, True)  # the copies go with the ledger
         self._generation = 0
         self._db: Path | None = None
         self._jobs: OrderedDict[str, Future[Outcome]] = OrderedDict()  # a query: its outcome to come
         self._pool: ProcessPoolExecutor | None = None
+
+    @functools.cached_property
+    def _work(self) -> Path:
+        """The folder of the table's database copies, made by the first query: most processes that
+        hold a ledger (every emulator, every gcp stand-in) never query it, and a process killed
+        before its exit handlers run leaves its folder behind."""
+        work = Path(tempfile.mkdtemp(prefix="tunifolk-bigquery-"))
+        weakref.finalize(self, shutil.rmtree, work, True)  # the copies go with the ledger
+        return work
 
     def _datasets(self, store: Store, project: str, dataset: str) -> list[Any]:
         return [
