@@ -51,7 +51,10 @@ install: $(STAMP)
 ## directory; the longest tests are collected first (tests/conftest.py) and handed out one at a time,
 ## but a module whose module fixture runs a whole job (`xdist_group`) stays on one worker.
 ## The scorer image is built first where podman can run (the local stack's `pulumi up` builds it: built
-## once here, not inside one engine test's time limit).
+## once here, not inside one engine test's time limit). Bytecode is written, as in test-fast: the tests
+## start hundreds of Python processes (servers, the CLI, the engine's language host and stand-in), and
+## in a fresh checkout and virtualenv (uv writes no .pyc) each compiled every module it imported again,
+## about 0.7 s a process.
 # Three workers per core: the engine and server tests spend much of their time waiting on subprocesses,
 # so more workers than cores keep the CPUs busy (pytest on 2 cores: one per core 10 m 49 s, two 10 m 21 s;
 # later, two per core with two-epoch engine scenarios 8 m 52 s, three with one-epoch ones 8 m 11 s).
@@ -63,7 +66,7 @@ test: $(STAMP) standin image-tools $(if $(shell command -v go),engine)
 	$(VENV)/bin/lint-imports --no-logo --no-cache
 	@missing="$$($(PY) -m tunifolk.image missing)"; if [ -z "$$missing" ]; then $(PY) -m tunifolk.image build; \
 		else echo "scorer image not built ($$missing missing): the container tests skip, or fail under CI=true"; fi
-	$(PY) -m pytest $(PYTEST_PARALLEL)
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest $(PYTEST_PARALLEL)
 
 ## make image: the scorer's container image from this checkout, with podman, its bases made from
 ## Debian's packages (tunifolk/image.py: this machine's podman quirks live there); prints its digest
