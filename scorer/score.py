@@ -152,6 +152,10 @@ OVERLAP_FROM, OVERLAP_FULL = 0.5, 0.8
 earlier hemistichs. Below OVERLAP_FROM it is free (a repeated phrase, anaphora); at OVERLAP_FULL the
 hemistich is a template's copy and worth nothing; linear in between."""
 OVERLAP_MIN_PAIRS = 3
+SELF_RUN = 4
+"""A hemistich that says a run of this many words twice says itself again: a copy, as the whole
+hemistich said again is. No hemistich of the rounds' genuine or imperfect poems or the samples
+repeats a run of four words (nine repeat three: "w fik el ... w fik el")."""
 """Bodies of fewer word pairs are too short to call a copy by their pairs."""
 COPY_OUTSIDE = 0.5
 """A hemistich that is more copy than not (its copy share above COPY_OUTSIDE) pays for it twice:
@@ -687,6 +691,8 @@ class _Seen:
         self.whole.add(whole)
         if len(self.whole) == known:
             share = 0.0 if refrain else 1.0
+        elif len(whole) >= 2 * SELF_RUN and _says_twice(whole):
+            share = 1.0
         elif len(body) >= 2 and body.count(body[0]) != len(body):  # one word repeated: babble's
             end = _IDENTITY[whole[-1]]
             known = len(self.bags)
@@ -699,6 +705,13 @@ class _Seen:
                 share = min(1.0, max(0.0, (old - OVERLAP_FROM) / (OVERLAP_FULL - OVERLAP_FROM)))
             self.pairs.update(pairs)
         return share
+
+
+def _says_twice(words: tuple[str, ...]) -> bool:
+    """Whether a run of SELF_RUN words comes twice in the hemistich (a line doubled on itself, a
+    tail echoed)."""
+    runs = [words[i : i + SELF_RUN] for i in range(len(words) - SELF_RUN + 1)]
+    return len(set(runs)) < len(runs)
 
 
 def _script_gate(poem: Poem, script: str | None) -> float:

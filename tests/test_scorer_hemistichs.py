@@ -1,13 +1,14 @@
-"""A line holds at most one bayt (docs/scorer.md, "Lines"): hemistichs past a line's two are read,
-not skipped. Two bayts on one line are the same poem with its line breaks lost (a layout); a
-hemistich set before each stanza line is verse the form has no place for."""
+"""What a line's hemistichs hold (docs/scorer.md, principles 5 and 7): hemistichs past a line's two
+are read, not skipped (two bayts on one line are the same poem with its line breaks lost, a layout;
+a hemistich set before each stanza line is verse the form has no place for), and a hemistich that
+says its own words twice is a copy."""
 
 from __future__ import annotations
 
 from batches import each
 
 from scorer.catalogue import FORMS
-from scorer.score import LAYOUT_COST, score
+from scorer.score import LAYOUT_COST, SELF_RUN, score
 from tests.corpus import round_cases, samples
 
 GENUINE = 0.8
@@ -69,3 +70,47 @@ def test_a_hemistich_set_before_each_stanza_line_is_not_paid(
             k += 1
         out.append("\n".join(lines))
     assert _reward("\n\n".join(out), refs) <= 0.0, name
+
+
+def _said_twice(line: str, tail: bool) -> str:
+    """Each hemistich of a line followed by itself again, or by its words after the first (a tail
+    echoed)."""
+    halves = line.split(" ** ")
+    return " ** ".join(f"{h} {' '.join(h.split()[1:]) if tail else h}" for h in halves)
+
+
+LONG_HEMISTICHS = [
+    case
+    for case in PAID
+    if not any(mark in case[1] for mark in ("   ", "\t", " / ", " - ", "،"))
+    and all(len(h.split()) > SELF_RUN for ln in case[1].split("\n") if ln.strip() for h in ln.split(" ** "))
+]
+"""Poems in the asked layout (no other caesura mark) whose every hemistich has more than SELF_RUN
+words: their tails, echoed, are runs of SELF_RUN."""
+
+
+def test_the_corpus_has_poems_of_long_hemistichs() -> None:
+    assert len(LONG_HEMISTICHS) >= 100
+
+
+@each("name, text, refs", LONG_HEMISTICHS)
+def test_a_hemistich_said_twice_on_itself_is_a_copy(name: str, text: str, refs: dict[str, str]) -> None:
+    """Every hemistich followed by itself, or by its own words but the first: a run of SELF_RUN words
+    comes twice inside it, so it is a copy of itself as a hemistich said again is, and the poem is
+    paid at most 0 (it paid its base: repetition was read across hemistichs only)."""
+    for tail in (False, True):
+        doubled = "\n".join(_said_twice(ln, tail) if ln.strip() else ln for ln in text.split("\n"))
+        assert _reward(doubled, refs) <= 0.0, (name, tail)
+
+
+def test_no_genuine_hemistich_repeats_a_run_of_self_run_words() -> None:
+    """The rule's premise, on the corpus it is held to: honest hemistichs repeat at most three
+    words ("w fik el ... w fik el"), so none of them reads as a copy of itself."""
+    runs = 0
+    for _, text, _ in PAID:
+        for ln in text.split("\n"):
+            for h in ln.split(" ** "):
+                words = h.split()
+                grams = [tuple(words[i : i + SELF_RUN]) for i in range(len(words) - SELF_RUN + 1)]
+                runs += len(grams) - len(set(grams))
+    assert runs == 0
