@@ -6,13 +6,17 @@ says its own words twice is a copy."""
 from __future__ import annotations
 
 from batches import each
+from test_redteam_rounds import known_misses
 
 from scorer.catalogue import FORMS
 from scorer.score import LAYOUT_COST, SELF_RUN, score
 from tests.corpus import round_cases, samples
 
 GENUINE = 0.8
-PAID = [case for case in samples() + round_cases("genuine") if score(case[1], case[2]).reward >= GENUINE]
+MISSED = known_misses()
+PAID = samples() + [case for case in round_cases("genuine") if case[0] not in MISSED]
+"""The genuine poems the scorer pays (>= GENUINE): every sample, and every round's genuine poem but
+its known misses (tests/test_redteam_rounds.py holds the file to the rewards)."""
 BAYTS = [
     case
     for case in PAID
