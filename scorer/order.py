@@ -120,7 +120,7 @@ class Model:
     """One script's table: the listed words, the function words (kept as themselves in the shape
     model), and the class bigram counts.
 
-    Classes are numbered (``<s>``, the listed words, then every shape) so that :meth:`gain` reads a
+    Classes are numbered (``<s>``, the listed words, then every shape) so that :meth:`measure` reads a
     pair's score from a row of floats by index: the expectation sums every ordered pair of a line's
     words, and a dict of string pairs made that the scorer's heaviest loop (docs/scorer.md "Speed").
     A row is filled on its class's first use, whole, and kept."""
@@ -247,11 +247,6 @@ class Model:
             lead += _path(cs, table, k) - _path(back, table, k)
         z = gained / math.sqrt(spread) if spread > 0.0 else 0.0
         return Order(gained / moved, lead / moved, moved, z)
-
-    def gain(self, lines: list[list[str]]) -> tuple[float, int]:
-        """(mean gain per movable word over a random order, movable words): `measure`'s gain."""
-        order = self.measure(lines)
-        return order.gain, order.moved
 
 
 class Order(NamedTuple):
@@ -407,12 +402,12 @@ def glue_gate(lines: list[list[str]], script: str) -> float:
     """The multiplier of the glue gate: the share of lines (hemistichs of MIN_WORDS words or more)
     whose movable words hold a glue word, mapped by GLUE_RAMP. Word salad strings content words
     side by side; Derja joins them, and a random order of the same words keeps its glue, so this
-    complements :func:`gain`, which a lucky salad can pass. O(words)."""
+    complements :meth:`Model.measure`, which a lucky salad can pass. O(words)."""
     seen = _GLUE_SEEN[script]
     judged = held = 0
     for words in lines:
         if len(words) < MIN_WORDS or words.count(words[0]) == len(words) - 1:
-            continue  # too short, or babble (one word repeated): p_babble's, as in gain()
+            continue  # too short, or babble (one word repeated): p_babble's, as in `Model.rows`
         judged += 1
         for w in words[:-1]:
             v = seen.get(w)

@@ -152,11 +152,11 @@ OVERLAP_FROM, OVERLAP_FULL = 0.5, 0.8
 earlier hemistichs. Below OVERLAP_FROM it is free (a repeated phrase, anaphora); at OVERLAP_FULL the
 hemistich is a template's copy and worth nothing; linear in between."""
 OVERLAP_MIN_PAIRS = 3
+"""Bodies of fewer word pairs are too short to call a copy by their pairs."""
 SELF_RUN = 4
 """A hemistich that says a run of this many words twice says itself again: a copy, as the whole
 hemistich said again is. No hemistich of the rounds' genuine or imperfect poems or the samples
 repeats a run of four words (nine repeat three: "w fik el ... w fik el")."""
-"""Bodies of fewer word pairs are too short to call a copy by their pairs."""
 COPY_OUTSIDE = 0.5
 """A hemistich that is more copy than not (its copy share above COPY_OUTSIDE) pays for it twice:
 its worth goes, and its copied part past COPY_OUTSIDE (0 to 1) comes off the language gate after

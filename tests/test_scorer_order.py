@@ -41,7 +41,7 @@ def _brute_expectation(words: list[str], script: str) -> float:
 
 @pytest.mark.parametrize("script", ["arabic", "arabizi"])
 def test_the_expectation_is_that_of_every_order(script: str) -> None:
-    """gain() subtracts the exact mean over all orders of the movable words: checked against the
+    """measure() subtracts the exact mean over all orders of the movable words: checked against the
     brute-force mean on real lines of up to six words."""
     m = model(script)
     lines = [seg for _, text, refs in GENUINE if script_of(refs) == script for seg in hemistichs(text)]
@@ -49,7 +49,8 @@ def test_the_expectation_is_that_of_every_order(script: str) -> None:
     for words in lines:
         if not 3 <= len(words) <= 6 or len({m.cls(w) for w in words[:-1]}) == 1:
             continue
-        g, moved = m.gain([words])
+        order = m.measure([words])
+        g, moved = order.gain, order.moved
         cs = [m.cls(w) for w in words]
         actual = m.pmi(START, cs[0]) + sum(m.pmi(a, b) for a, b in itertools.pairwise(cs))
         assert moved == len(words) - 1
@@ -75,7 +76,7 @@ def _shuffles(name: str, segs: list[list[str]], n: int) -> list[list[list[str]]]
 
 
 def _shuffled_gains(name: str, segs: list[list[str]], script: str, n: int = 5) -> list[float]:
-    return [model(script).gain(lines)[0] for lines in _shuffles(name, segs, n)]
+    return [model(script).measure(lines).gain for lines in _shuffles(name, segs, n)]
 
 
 KNOWN_MISSES = {
@@ -152,7 +153,7 @@ def test_a_shuffle_gains_nothing_on_the_median() -> None:
     own, shuffled = [], []
     for name, text, refs in GENUINE:
         segs = hemistichs(text)
-        own.append(model(script_of(refs)).gain(segs)[0])
+        own.append(model(script_of(refs)).measure(segs).gain)
         shuffled += _shuffled_gains(name, segs, script_of(refs), 3)
     own.sort()
     shuffled.sort()
@@ -191,9 +192,10 @@ def test_a_repeated_word_is_no_evidence_of_order() -> None:
     """A line whose movable words are one class (babble: يا يا يا) has one order: it is skipped,
     so babble is p_babble's to charge, not the order gate's twice."""
     m = model("arabic")
-    assert m.gain([["نحكيلك", "نحكيلك", "نحكيلك", "الدار"]]) == (0.0, 0)
-    g, moved = m.gain([["نحكيلك", "نحكيلك", "نحكيلك", "الدار"], ["يا", "قلبي", "علاش", "الدار"]])
-    assert moved == 3 and g == m.gain([["يا", "قلبي", "علاش", "الدار"]])[0]
+    babble = m.measure([["نحكيلك", "نحكيلك", "نحكيلك", "الدار"]])
+    assert (babble.gain, babble.moved) == (0.0, 0)
+    both = m.measure([["نحكيلك", "نحكيلك", "نحكيلك", "الدار"], ["يا", "قلبي", "علاش", "الدار"]])
+    assert both.moved == 3 and both.gain == m.measure([["يا", "قلبي", "علاش", "الدار"]]).gain
 
 
 @settings(max_examples=100, deadline=None)
