@@ -29,6 +29,7 @@ import itertools
 import re
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,29 +79,37 @@ _SENTENCE_BREAK = re.compile(r"[.!؟?،,:;«»\"()\[\]…]+|\s[-–]\s")
 
 
 def barcha_sentences(texts: Path) -> list[list[str]]:
-    """Barcha's Arabic-script sentences read as Derja: every ``*.txt.gz`` under ``texts`` in name
-    order, each line once, cut at punctuation; a piece of three words or more written wholly in
-    Arabic letters is kept when ``scorer.variety`` reads it as Tunisian with no MSA weight.
-    Social media mixes MSA and Derja line by line; MSA order in the table would pay MSA."""
-    out: list[list[str]] = []
-    seen: set[str] = set()
+    """Barcha's Arabic-script sentences read as Derja (`derja_pieces`) from every ``*.txt.gz``
+    under ``texts``, in name order."""
+    lines: list[str] = []
     for path in sorted(texts.rglob("*.txt.gz")):
         with gzip.open(path, "rt", encoding="utf-8") as f:
-            for line in f:
-                line = line.strip()
-                if not line or line in seen:
-                    continue
-                seen.add(line)
-                for piece in _SENTENCE_BREAK.split(line):
-                    tokens = piece.split()
-                    if len(tokens) < 3 or not all(map(_ARABIC_WORD.fullmatch, tokens)):
-                        continue
-                    words = [w for w in map(normalize_arabic, tokens) if w]
-                    if len(words) < 3:
-                        continue
-                    reading = detect_arabic(words, piece)
-                    if is_derja(reading) and reading.msa == 0:
-                        out.append([_plural_as_poems_write(w) for w in words])
+            lines += f.read().splitlines()
+    return derja_pieces(lines)
+
+
+def derja_pieces(lines: Iterable[str]) -> list[list[str]]:
+    """Each line once, cut at punctuation; a piece of three words or more written wholly in Arabic
+    letters is kept, as its normalised words, when ``scorer.variety``'s markers read it as Tunisian
+    with no MSA weight. Social media mixes MSA and Derja line by line; MSA order in the table would
+    pay MSA, and MSA words in the variety classifier's Tunisian counts would read MSA as Derja."""
+    out: list[list[str]] = []
+    seen: set[str] = set()
+    for line in lines:
+        line = line.strip()
+        if not line or line in seen:
+            continue
+        seen.add(line)
+        for piece in _SENTENCE_BREAK.split(line):
+            tokens = piece.split()
+            if len(tokens) < 3 or not all(map(_ARABIC_WORD.fullmatch, tokens)):
+                continue
+            words = [w for w in map(normalize_arabic, tokens) if w]
+            if len(words) < 3:
+                continue
+            reading = detect_arabic(words, piece)
+            if is_derja(reading) and reading.msa == 0:
+                out.append([_plural_as_poems_write(w) for w in words])
     return out
 
 

@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from scorer import ngrams
 from scorer.allow import Chars, classify
 from scorer.arabic import arabizi_fold
 from scorer.catalogue import FormSpec, lookup
 from scorer.cuts import cut_gate
 from scorer.identity import rhyme_identity
-from scorer.lexicon import WordTable, is_arabic_word, is_arabizi_word
+from scorer.lexicon import AR_ARTICLES, WordTable, is_arabic_word, is_arabizi_word
 from scorer.msa import case_gate
 from scorer.order import Order, glue_gate, list_gate
 from scorer.order import measure as order_measure
@@ -70,6 +71,19 @@ falls linearly to UNPROVEN_GATE, where the reward is at most 0 (marker-free MSA,
 counted at the asked size (divided by the share of the asked stanzas written), so cutting stanzas never
 escapes."""
 UNPROVEN_GATE = 0.5
+STANDARD_RAMP = (-0.2, 0.05)
+"""The standard gate on `scorer.ngrams.Model.margin` against MSA: the mean, per distinct word, of how
+much likelier the word is in Derja than in MSA, in nats, each word clipped to ±MARGIN_CLIP (zero,
+full). Nouns with the article are not read: Derja and MSA write them alike, and the classifier's
+Derja, social media, talks of few moons and jasmines, so a poem's images read as MSA whatever its
+variety (القمر, الياسمين, المطر lean MSA by the clip). Over the other words, the genuine Arabic-script
+poems of `tests/redteam_rounds/` stand at 0.08 at the least (the median 1.9); MSA written around the
+markers (one or two Derja words) stands under -0.3 in most cases."""
+STANDARD_FLOOR = 0.5
+STANDARD_PROVEN = 1.2
+"""A marker-free Arabic-script poem whose words stand this far or more on Derja's side of the
+classifier's margin is shown to be Derja (UNPROVEN_WORDS does not apply), as the Latin-script
+classifier's reading proves an Arabizi poem."""
 ORDER_RAMP = (0.5, 1.0)
 """The word-order gate on `scorer.order`'s z, a poem's gain over a random order of its words in
 spreads of a random order's score: (zero, full), both scripts. Genuine poems of
@@ -254,7 +268,7 @@ def _variety_factor(r: Reading) -> float:
     v = r.variety
     value = ramp(v.derja, *VARIETY_RAMP[r.script]) * v.foreign_gate
     n = len(r.words) / max(0.1, r.shortfall.complete)  # at the asked size: a cut never escapes
-    if v.counts[DERJA] == 0.0 and n > UNPROVEN_WORDS[0]:
+    if v.counts[DERJA] == 0.0 and n > UNPROVEN_WORDS[0] and _standard_margin(r) < STANDARD_PROVEN:
         value *= 1.0 - (1.0 - UNPROVEN_GATE) * ramp(n, *UNPROVEN_WORDS)
     return value
 
@@ -262,6 +276,32 @@ def _variety_factor(r: Reading) -> float:
 def _case_factor(r: Reading) -> float:
     """Varieties: MSA's case endings written out (`scorer.msa`)."""
     return case_gate(r.raw)
+
+
+def _standard_factor(r: Reading) -> float:
+    """Varieties: how far the words as a whole read as Derja rather than MSA (`_standard_margin`),
+    ramped by STANDARD_RAMP from STANDARD_FLOOR to 1; 1 in Arabizi, whose model holds no MSA."""
+    if r.script != "arabic":
+        return 1.0
+    return STANDARD_FLOOR + (1.0 - STANDARD_FLOOR) * ramp(_standard_margin(r), *STANDARD_RAMP)
+
+
+def _standard_margin(r: Reading) -> float:
+    """`standard_margin` of an Arabic-script poem's words; 0 in Arabizi."""
+    return standard_margin(r.words) if r.script == "arabic" else 0.0
+
+
+def standard_margin(words: list[str]) -> float:
+    """`scorer.ngrams`'s margin against MSA over the Arabic-script words that are not nouns with the
+    article (`_definite`); 0 without the model."""
+    model = ngrams.load("arabic")
+    return model.margin([w for w in words if not _definite(w)], "msa") if model else 0.0
+
+
+def _definite(word: str) -> bool:
+    """A noun with the article (its proclitics too, AR_ARTICLES) and a stem of three letters or more:
+    الدار, بالليل, but not اللي."""
+    return any(word.startswith(a) and len(word) - len(a) >= 3 for a in AR_ARTICLES)
 
 
 def _order_factor(r: Reading) -> float:
@@ -364,6 +404,7 @@ FACTORS: tuple[Factor, ...] = (
     Factor("language", _language_factor, "words"),
     Factor("variety", _variety_factor, "varieties"),
     Factor("case", _case_factor, "varieties"),
+    Factor("standard", _standard_factor, "varieties"),
     Factor("lexicon", _lexicon_factor, "words"),
     Factor("order", _order_factor, "words"),
     Factor("direction", _direction_factor, "words"),

@@ -27,9 +27,10 @@ real Arabizi, French, English and Maltese text credited in ``lexicon/varieties/m
 adds each distinct word's vote (READ_WEIGHT) to the markers', because Arabizi Derja written in
 words no list holds, or Algerian written in Tunisian-looking ones, fooled the lists; its Tunisian
 reading proves a marker-free poem Derja when it outweighs the others together. Arabic script keeps
-markers only (READ_SCRIPTS: its model does not separate genuine Derja poems from Derja word salads)
-and uses its model for one check: a marker read behind و/ف counts only if the whole word is not
-read as more Tunisian (وجوه 'faces' is no و + Egyptian جوه). A shadda in the raw text keeps Derja
+markers only in the verdict (READ_SCRIPTS) and uses its model for one check here: a marker read
+behind و/ف counts only if the whole word is at least as likely in the marker's varieties as in
+Tunisian (وجوه 'faces' is no و + Egyptian جوه); ``scorer.score``'s ``standard`` factor reads the
+words as a whole against MSA with it. A shadda in the raw text keeps Derja
 لمّ apart from MSA's لم (SHADDA_APART).
 
 The verdict counts marker weight per variety: the variety with the most wins; Tunisian wins a tie
@@ -155,8 +156,8 @@ READ_SCRIPTS = frozenset({"arabizi"})
 script Derja's spelling sets it apart (the Tunisian vote is 0.43 of all on the median genuine poem
 of tests/redteam_rounds), so its reading alone proves a text Derja (``Variety.counts``). Arabic
 script keeps markers only: its model reads poems weakly (Tunisian vote share 0.26 on the median
-genuine Derja poem, 0.21 on word salads and lists of Derja words), and it serves only to check a
-marker read behind a clitic (`_clitic_confirmed`)."""
+genuine Derja poem, 0.21 on word salads and lists of Derja words); it checks a marker read behind
+a clitic (`_clitic_confirmed`), and ``scorer.score`` reads its margin against MSA."""
 READ_WEIGHT = 1.0
 """What the classifier's vote of one word (at most 1) weighs against one marker. Chosen between 0.5
 and 1 on the development half of ``bench/data/varieties`` and the genuine poems of
@@ -474,18 +475,19 @@ def _latin_hit(word: str) -> Hit:
 
 def _clitic_confirmed(word: str, vote: Vote, script: str) -> bool:
     """A clitic form of another variety's marker (وجوه read as و + Egyptian جوه 'inside') is that
-    marker only if the classifier, reading the whole word, gives the marker's varieties at least its
-    Tunisian vote (وجوه 'faces' reads as Tunisian, so it is no Egyptian word). A clitic form of a
-    marker Tunisian shares always counts, as does one of a variety the model does not cover. Asked
-    once per word (the hit tables cache it): the model is read on the first such word."""
+    marker only if the classifier, reading the whole word, finds it at least as likely in one of the
+    marker's varieties as in Tunisian (وجوه 'faces' reads as Tunisian, so it is no Egyptian word). A
+    clitic form of a marker Tunisian shares always counts, as does one of a variety the model does
+    not cover. Asked once per word (the hit tables cache it): the model is read on the first such
+    word."""
     named = {v for v, _ in vote}
     if DERJA in named:
         return True
     model = ngrams.load(script)
     if model is None or not named.issubset(model.varieties):
         return True
-    votes = model.votes[word]
-    return sum(x for v, x in zip(model.varieties, votes, strict=True) if v in named) >= votes[0]
+    ratios = model.ratios[word]  # Tunisian's log-likelihood over each variety's
+    return any(x <= 0.0 for v, x in zip(model.varieties, ratios, strict=True) if v in named)
 
 
 _ARABIC_HITS = WordTable(_arabic_hit)

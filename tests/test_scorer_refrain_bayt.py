@@ -52,10 +52,6 @@ POEMS = [c for c in _corpus() if _sung(c[1])]
 KNOWN_MISSES = {
     "r13-001": "the opening's second half «يا اللي ديما تستنّيني» is particles before its rhyme word, which "
     "the language gate reads as saying nothing; sung after every stanza it costs 0.19 (issue 18)",
-    "r20-008": "the opening's second half «ولدي مشى وما عادش يعود» carries ولدي (my son), which the "
-    "variety markers can read as و + MSA's لدي (I have) when the Arabic classifier gives MSA the whole "
-    "word as much as Tunisian: once it is a word, sung after every stanza it is six and the MSA dose "
-    "costs 0.25 (issue 34: the Arabic-script classifier needs a Derja corpus we can ship)",
 }
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from bench.bench_varieties import classify, confusion, derja_scores, texts, words
 from scorer.arabic import normalize_arabic
 from scorer.morphology import OBJECT_SUFFIXES
-from scorer.score import UNPROVEN_GATE, UNPROVEN_WORDS, VARIETY_RAMP, score
+from scorer.score import STANDARD_PROVEN, UNPROVEN_GATE, UNPROVEN_WORDS, VARIETY_RAMP, score, standard_margin
 from scorer.text import parse_poem
 from scorer.variety import (
     ARABIC_TABLE,
@@ -311,9 +311,10 @@ def _unproven_gate(n: int) -> float:
 )
 def test_marker_free_poem_scores_below_its_derja_twin(path: Path) -> None:
     """An Arabic-script sample poem stripped of every Derja-voting word has no Tunisian evidence and
-    pays on the variety gate by its length (UNPROVEN_WORDS); one Tunisian marker put back (برشا)
-    lifts the gate to 1 and the reward above the marker-free twin's. (Arabic script reads markers
-    only; in Latin script the classifier proves such a poem, see the next test.)"""
+    pays on the variety gate by its length (UNPROVEN_WORDS) unless the classifier's margin over its
+    words proves it Derja (STANDARD_PROVEN); one Tunisian marker put back (برشا) lifts the gate to 1
+    and the reward above the unproven twin's. (In Latin script the classifier's votes prove such a
+    poem, see the next test.)"""
     script = "arabic"
     refs = {"form": path.stem, "script": script}
     bare = _neutral(path.read_text("utf-8"), script)
@@ -327,10 +328,12 @@ def test_marker_free_poem_scores_below_its_derja_twin(path: Path) -> None:
     s_bare, s_twin = score({"parts": [{"text": bare}]}, refs), score({"parts": [{"text": twin}]}, refs)
     n = sum(len(ln.words) for ln in parse_poem(bare).lines)
     assert n > UNPROVEN_WORDS[0], n
-    expected = _unproven_gate(n) * min(1.0, _ramp(got, script))
+    proven = standard_margin(words(bare)) >= STANDARD_PROVEN  # the classifier reads it as Derja
+    expected = (1.0 if proven else _unproven_gate(n)) * min(1.0, _ramp(got, script))
     assert s_bare.subscores["variety"] == pytest.approx(expected, abs=1e-4)  # sub-scores are rounded
     assert s_twin.subscores["variety"] == 1.0
-    assert s_bare.reward < s_twin.reward - 0.05, (s_bare.reward, s_twin.reward)
+    if not proven:
+        assert s_bare.reward < s_twin.reward - 0.05, (s_bare.reward, s_twin.reward)
 
 
 def _ramp(got: object, script: str) -> float:

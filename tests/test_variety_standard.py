@@ -1,0 +1,94 @@
+"""MSA written around the markers is still MSA (issue 34, principle 4; docs/scorer.md, "Arabic
+script: the words as a whole"): the `standard` factor reads every word of an Arabic-script poem with
+the variety classifier (`scorer.ngrams.Model.margin` against MSA), so an MSA poem with one or two
+Derja words (باش, برشة) scores at most 0, while genuine Derja poems keep the factor whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.redteam_rounds import Case, load
+from scorer import ngrams
+from scorer.score import STANDARD_FLOOR, STANDARD_RAMP, Score, score, standard_margin
+from scorer.text import parse_poem
+
+ROOT = Path(__file__).resolve().parent.parent
+KNOWN = ROOT / "tests" / "redteam_rounds" / "known_misses.tsv"
+BENCH = ROOT / "bench" / "data" / "varieties" / "arabic"
+MODEL = ngrams.load("arabic")
+
+
+def _words(text: str) -> list[str]:
+    return [w for ln in parse_poem(text).lines for w in ln.words]
+
+
+def _score(case: Case) -> Score:
+    return score({"parts": list(case.parts) or [{"text": case.text}]}, case.references)
+
+
+def _listed() -> set[str]:
+    return {
+        ln.split("\t", 1)[0] for ln in KNOWN.read_text(encoding="utf-8").splitlines() if ln and ln[0] != "#"
+    }
+
+
+def _bench_margins(variety: str) -> list[float]:
+    texts = [b for b in (BENCH / f"{variety}.txt").read_text(encoding="utf-8").split("\n\n") if b.strip()]
+    return [standard_margin(_words(t)) for t in texts]
+
+
+def test_margin_reads_each_distinct_word_once_and_clips_it() -> None:
+    """A word said again is one word, and no word counts more than MARGIN_CLIP nats: برشا alone is
+    at the clip, and ten MSA words with it pull the mean under 0."""
+    assert MODEL is not None
+    assert MODEL.margin([], "msa") == 0.0
+    assert MODEL.margin(["برشا"], "msa") == ngrams.MARGIN_CLIP
+    msa = _words("سوف يأتي الذي كان ينتظر الآن وهو ليس هنا لكنه سيعود")
+    once = MODEL.margin([*msa, "برشا"], "msa")
+    assert once == MODEL.margin([*msa, "برشا", "برشا", *msa], "msa")
+    assert once < 0.0
+    assert once <= (sum(MODEL.ratios[w][1] for w in dict.fromkeys(msa)) + ngrams.MARGIN_CLIP) / (
+        len(set(msa)) + 1
+    )
+
+
+def test_written_msa_reads_as_msa_and_derja_as_derja() -> None:
+    """The measurement corpus written for the project (bench/data/varieties, never trained on):
+    most MSA texts are under the ramp's zero, nearly every Derja text at its full."""
+    zero, full = STANDARD_RAMP
+    msa = _bench_margins("msa")
+    derja = _bench_margins("tunisian")
+    assert sum(m < zero for m in msa) >= 4 * len(msa) // 5, sorted(msa)
+    assert sum(m >= full for m in derja) >= len(derja) - 3, sorted(derja)
+
+
+def test_genuine_arabic_poems_keep_the_factor_whole() -> None:
+    """Every genuine Arabic-script poem of the rounds that holds its tier reads as Derja enough."""
+    listed = _listed()
+    cases = [c for c in load() if c.tier == "genuine" and c.references.get("script") == "arabic"]
+    assert len(cases) > 300
+    low = [
+        (c.id, s.subscores["standard"])
+        for c in cases
+        if c.id not in listed and (s := _score(c)).subscores["standard"] < 1.0
+    ]
+    assert not low, low
+
+
+@pytest.mark.parametrize("case_id", ["r12-016", "r19-126", "r26-068", "r26-074"])
+def test_msa_with_derja_words_pays_nothing(case_id: str) -> None:
+    """MSA poems with one or two Derja words, which the marker votes read as Derja: held by the
+    words as a whole (the factor at its floor), whatever their form."""
+    case = next(c for c in load() if c.id == case_id)
+    s = _score(case)
+    assert s.subscores["variety"] >= 0.9, s.subscores
+    assert s.subscores["standard"] == STANDARD_FLOOR, s.subscores
+    assert s.reward <= 0.0
+
+
+def test_arabizi_is_not_read_against_msa() -> None:
+    """The Latin-script model holds no MSA: an Arabizi poem's factor is 1."""
+    case = next(c for c in load() if c.tier == "genuine" and c.references.get("script") == "arabizi")
+    assert _score(case).subscores["standard"] == 1.0
