@@ -77,6 +77,18 @@ _FOLDABLE = re.compile("[" + re.escape("".join(_FOLD_STR)) + "]")
 assert not set("".join(_FOLD_STR.values())) & set(_FOLD_STR)
 
 
+LATIN_ARTICLE_APART = (
+    "(?i:[wbfl]?[ae](?:l[-‐‑]|"
+    + "|".join(f"{c}[-‐‑](?={c})" for c in ("dh", "th", "ch", "sh", "d", "t", "s", "z", "j", "n", "r"))
+    + "))"
+)
+"""An Arabizi article written with a hyphen (``ed-dar``, ``ech-chams``, ``wez-zghared``, ``el-bab``),
+a proclitic w/b/f/l before it: the tokenizer (``scorer.text``) joins it to its word, which it is part
+of (``eddar``), and the Arabizi lexicon looks up the word after it. Assimilated forms only before
+their own letter; Latin letters only, so Arabic script is split as before; a fixed-length prefix, so
+still linear."""
+
+
 def normalize_arabic(text: str) -> str:
     """Fold presentation forms, diacritics, tatweel and letter variants so spelling noise never
     changes a rhyme, and fold no-break spaces to spaces and French-keyboard accents to the plain

@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from scorer.arabic import AR_CLITICS, ARABIC_LETTERS, arabizi_fold
+from scorer.arabic import AR_CLITICS, ARABIC_LETTERS, LATIN_ARTICLE_APART, arabizi_fold
 
 DIR = Path(__file__).resolve().parent / "lexicon"
 ARABIC_FILE = DIR / "arabic.txt"
@@ -387,6 +387,7 @@ def arabizi_lookup_form(word: str) -> str:
     return arabizi_fold(word)
 
 
+_ARTICLE_APART = re.compile(LATIN_ARTICLE_APART)
 _H_FOR_7 = re.compile("(?<![cskg])h")
 """An h that is no part of ch, sh, kh, gh: Tunisian Arabizi writes ح as 7 or as h (rouh, hbib, thki:
 rou7, 7bib, t7ki), and the list spells it 7. A word unknown as written is looked up once more with
@@ -419,6 +420,8 @@ def is_arabizi_word(word: str) -> bool:
     stems = _listed_stems(w)
     if stems is None:
         return True
+    if (article := _ARTICLE_APART.match(word)) and article.end() < len(word):
+        return is_arabizi_word(word[article.end() :])  # fen-nhar, bet-t3am: the word after the article
     low = word.lower()
     spelled = _H_FOR_7.sub("7", low) if len(w) >= MIN_VARIANT else low
     if spelled != low and _listed_stems(arabizi_fold(spelled)) is None:

@@ -10,10 +10,11 @@ import math
 from scorer.arabic import RhymeKey, rhyme, rhyme_similarity
 from scorer.text import Line, letters_only
 
-OWN_REFRAIN = 0.9
+OWN_REFRAIN = 0.0
 """A refrain line of the poet's own (the same line closing most stanzas, in the poem-wide rhyme, but
-not the opening's first half-line the instruction asks for) is a traditional variant: it counts as
-the refrain at this share of the credit."""
+not the opening's first half-line the prompt asks for "word for word": the opening's second half, or
+a new line) is read as a refrain, so its lines are no stanza lines, and earns this share of the
+refrain's credit: none, as a refrain left out (the reward pays for the refrain asked)."""
 HEAD_WORDS = 12
 """A refrain is a half-line: no head runs past this many words (nor costs more to list)."""
 

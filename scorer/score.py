@@ -80,10 +80,14 @@ variety (القمر, الياسمين, المطر lean MSA by the clip). Over th
 poems of `tests/redteam_rounds/` stand at 0.08 at the least (the median 1.9); MSA written around the
 markers (one or two Derja words) stands under -0.3 in most cases."""
 STANDARD_FLOOR = 0.5
-STANDARD_PROVEN = 1.2
+"""The standard factor at STANDARD_RAMP's zero: q × 0.5 makes the reward ≤ 0, still ordered by form."""
+STANDARD_PROVEN = 0.65
 """A marker-free Arabic-script poem whose words stand this far or more on Derja's side of the
 classifier's margin is shown to be Derja (UNPROVEN_WORDS does not apply), as the Latin-script
-classifier's reading proves an Arabizi poem."""
+classifier's reading proves an Arabizi poem. Between the marker-free cheats of `tests/redteam_rounds/`
+that only UNPROVEN_WORDS held (a list of words at 0.60 the highest) and the marker-free genuine poems
+(0.68 the lowest; MSA written without markers stands under 0.1 but for one case at 0.76, which other
+factors hold)."""
 ORDER_RAMP = (0.5, 1.0)
 """The word-order gate on `scorer.order`'s z, a poem's gain over a random order of its words in
 spreads of a random order's score: (zero, full), both scripts. Genuine poems of

@@ -19,7 +19,7 @@ from typing import Any
 from scorer.arabic import RhymeKey, contrast_similarity, rhyme, rhyme_similarity
 from scorer.catalogue import FormSpec
 from scorer.ramp import ramp
-from scorer.refrain import OWN_REFRAIN, heads, is_copy, own_refrain, refrains_of, same_line, whole_bayt
+from scorer.refrain import OWN_REFRAIN, heads, is_copy, own_refrain, refrains_of, whole_bayt
 from scorer.stanzas import half_lines, regroup
 from scorer.text import Line, Poem, letters_only
 
@@ -359,8 +359,7 @@ def score_strophic(
         own = own_refrain(blocks, refrain_heads, refrains, main_keys, 0.6 * len(refrain_texts[0]))
     if own is not None:
         refrain_heads, refrains = frozenset(), refrains_of([own])
-        if not any([same_line(own, t) for t in opening_keys]):
-            refrain_credit = OWN_REFRAIN
+        refrain_credit = OWN_REFRAIN
     for block in blocks:
         lines = list(block)
         if refrain_texts:

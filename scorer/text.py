@@ -24,7 +24,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from scorer.arabic import ARABIC_LETTERS, RhymeKey, normalize_arabic, rhyme
+from scorer.arabic import ARABIC_LETTERS, LATIN_ARTICLE_APART, RhymeKey, normalize_arabic, rhyme
 from scorer.caesura import SOFT, SOFT_TRIGGER, mark_caesura
 from scorer.frame import blocks_of, count_dropped, count_fence, drop_signature, drop_title
 from scorer.linear import MARKUP_OPENS, bound_spaces, drop_thinking, strip_inner_markup
@@ -125,20 +125,12 @@ caesura is written apart (`` … ``). It starts only after a character that is n
 run of dots is tried once."""
 _HARD_MARK = re.compile("[*⁂\t|\u3000]|   ")
 """The caesura marks but the ellipsis: beside one of them, an ellipsis is a pause inside a half-line."""
-_ARTICLE = (
-    "(?i:[wbfl]?[ae](?:l[-‐‑]|"
-    + "|".join(f"{c}[-‐‑](?={c})" for c in ("dh", "th", "ch", "sh", "d", "t", "s", "z", "j", "n", "r"))
-    + "))"
-)
-"""An Arabizi article written with a hyphen (``ed-dar``, ``ech-chams``, ``wez-zghared``, ``el-bab``):
-joined to its word, which it is part of (``eddar``); assimilated forms only before their own letter.
-Latin letters only, so Arabic script is split as before; a fixed-length prefix, so still linear."""
 _CREDIT = re.compile(r"^(?:[-–—~]+\s*+\S|(?:by|par|بقلم|شعر|كلمات|توقيع)\s*+[:：]|بقلم\s)", re.I)
 """A credit line under a title (``بقلم: محمد``, ``— Mohamed``): stricter than `_SIGNATURE`, since a
 poem's second line may open with شعر (hair)."""
 _TABLE_RULE = re.compile(r"^\|?+(?:\s*+:?-{3,}+:?\s*+\|)++(?:\s*+:?-{3,}+:?\s*+)?+$")
 """A Markdown table's rule row (``|---|---|``): the line above it is the table's header."""
-_WORD = re.compile(rf"(?:(?<![^\W_]){_ARTICLE}(?=[^\W_]))?[^\W_]+(?:['’][^\W_]+)*")
+_WORD = re.compile(rf"(?:(?<![^\W_]){LATIN_ARTICLE_APART}(?=[^\W_]))?[^\W_]+(?:['’][^\W_]+)*")
 
 PROSE_WORDS_PER_HEMISTICH = 14
 """A hemistich of more words than this is a sentence: prose, not verse. Words as the Arabic script

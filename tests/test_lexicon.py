@@ -176,6 +176,16 @@ def test_a_hyphenated_article_is_part_of_its_word() -> None:
     assert [w for line in parse_poem("القلب-الدار").lines for w in line.words] == ["القلب", "الدار"]
 
 
+def test_the_word_after_a_proclitic_and_its_article_is_looked_up() -> None:
+    """``fen-nhar`` (in the day), ``bet-t3am`` (with the food), ``bes-skina`` (in peace): a proclitic and
+    the assimilated article before a listed word, which the fold alone turns into no listed stem
+    (fanhar); the word after the hyphen is what is looked up, so an unknown one stays unknown."""
+    for word in ("fen-nhar", "bet-t3am", "bes-skina", "fen-n7as"):
+        assert not lexicon.is_arabizi_word(word.replace("-", "")), word  # the fold alone misses it
+        assert lexicon.is_arabizi_word(word), word
+    assert not lexicon.is_arabizi_word("fen-nxqz") and not lexicon.is_arabizi_word("wel-qrtzb")
+
+
 # Measured (bench/bench_lexicon.py): 4.9 % of the 5,832 three-consonant strings ending in ار pass
 # (283: clitic + listed common stem 138, listed whole 67, verb prefixes 78), 2.2 % of random
 # 4–6-letter consonant strings; 33 % of Arabic-script and 30 % of Arabizi sample words with one letter

@@ -406,12 +406,12 @@ def test_an_asked_refrain_pays_for_every_stanza_without_it(poem: tuple[str, str,
 
 
 @each("poem", [c for c in CORPUS if c[2].get("refrain") == "yes"])
-def test_a_refrain_of_the_opening_second_half_pays_and_a_stub_does_not(
+def test_a_refrain_of_the_opening_second_half_or_a_stub_is_the_refrain_left_out(
     poem: tuple[str, str, dict[str, str]],
 ) -> None:
-    """The opening's second half sung after every stanza is a refrain (a traditional variant of the
-    first half the instruction asks for); a two-word stub after every stanza is none: it pays as
-    much as a refrain left out everywhere, less than the poem."""
+    """The prompt asks the opening's first half-line, word for word, after every stanza: its second
+    half sung instead (a traditional variant) or a two-word stub pays as much as a refrain left out
+    everywhere, far less than the poem."""
     name, text, refs = poem
     blocks = _blocks(text)
     refrains = _refrains(blocks)
@@ -423,7 +423,7 @@ def test_a_refrain_of_the_opening_second_half_pays_and_a_stub_does_not(
         body = [[ln for ln in b if ln not in refrains] + [line] for b in blocks[1:]]
         return "\n\n".join("\n".join(b) for b in [blocks[0], *body])
 
-    assert _reward(sung(second), refs) >= PLAIN[name] - TOLERANCE, name
+    assert _reward(sung(second), refs) <= min(0.3, PLAIN[name] - 0.5), name
     assert _reward(sung(stub), refs) <= min(0.3, PLAIN[name] - 0.5), name
 
 

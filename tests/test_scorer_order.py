@@ -107,6 +107,19 @@ KNOWN_MISSES = {
     "keep it under a random order (z -0.13; docs/scorer.md, Word order: known limits)",
     "r8-007": "Arabic msaddes of round 8 (reward 0.12): z 0.60 (gain 0.115 a word on 68 words), near "
     "the ramp's zero: order 0.60 (docs/scorer.md, Word order: known limits)",
+    "r27-006": "Arabic qasida of round 27 (reward 0.26): z 0.63 on 37 movable words, under the ramp's "
+    "full 1.0 (order 0.63; docs/scorer.md, Word order: known limits)",
+    "r27-007": "Arabic mukhammas of round 27 (reward -0.08): z 0.01, no more ordered than a random order "
+    "for the class bigram model; the factor sits at its floor (docs/scorer.md, Word order: known limits)",
+    "r27-013": "Arabic muthallath of round 27 (reward 0.51): z 0.76 on 31 movable words (order 0.76)",
+    "r27-017": "Arabic mugef of round 27 (reward 0.62, its near closing rhymes the rest): z 0.86, under "
+    "the ramp's full 1.0 (order 0.86)",
+    "r27-028": "Arabizi mugef of round 27 (reward -0.16, lines set aside for spellings the lexicon lacks "
+    "the rest): z 0.24 on 71 movable words, the assimilated articles (fen-nhar, wes-sbi) TArC never "
+    "spells so (docs/scorer.md, Word order: known limits)",
+    "r28-001": "Arabic malzuma of round 28 (reward 0.70): z 0.86 on 50 movable words, under the ramp's "
+    "full 1.0 (order 0.86)",
+    "r28-009": "Arabic gsim of round 28: z 0.95, just under the ramp's full 1.0 (order 0.95, still paid)",
 }
 """Genuine poems the gate still misreads, each with why: strict, so a fix that passes one is told to
 remove it from here."""
