@@ -56,7 +56,7 @@ the varieties) votes for nobody, so a long poem's many common words do not add u
 Chosen among 1/6, 0.3, 0.4 and 0.5 with TEMPERATURE."""
 
 MARGIN_CLIP = 5.0
-"""A word's log-likelihood ratio counts at most this many nats either way in a poem's `margin`: a
+"""A word's log-likelihood ratio counts at most this many nats either way in a poem's margin: a
 word only one corpus holds scores tens of nats (a love word only Levantine chat says), and one such
 word must not decide a poem. Chosen among 2, 3, 5, 8 and no clip on the genuine poems and cheats of
 ``tests/redteam_rounds``."""
@@ -163,20 +163,9 @@ class Model:
             word = latin_spelling(word.lower())
         return tuple(max(0.0, (p - VOTE_FROM) / (1.0 - VOTE_FROM)) for p in self.posterior(word))
 
-    def margin(self, words: list[str], rival: str) -> float:
-        """The mean over the distinct words of a word's log-likelihood under Tunisian (the first
-        variety) less that under ``rival``, each clipped to ±MARGIN_CLIP nats: how far the words as
-        a whole read as Derja rather than as the rival. A word every variety says adds about 0; a
-        few strongly Tunisian words (برشا) cannot outweigh many of the rival's. 0 for no words."""
-        distinct = list(dict.fromkeys(words))
-        if not distinct:
-            return 0.0
-        col = self.varieties.index(rival)
-        ratios = self.ratios
-        return math.fsum(ratios[w][col] for w in distinct) / len(distinct)
-
     def _ratio(self, word: str) -> tuple[float, ...]:
-        """The word's clipped log-likelihood ratio of Tunisian over each variety (`margin`)."""
+        """The word's log-likelihood under Tunisian (the first variety) less that under each variety,
+        clipped to ±MARGIN_CLIP nats (``scorer.score.standard_margin`` reads the MSA column)."""
         ll = self.loglik(word)
         return tuple(max(-MARGIN_CLIP, min(MARGIN_CLIP, ll[0] - x)) for x in ll)
 

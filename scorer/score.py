@@ -72,9 +72,9 @@ counted at the asked size (divided by the share of the asked stanzas written), s
 escapes."""
 UNPROVEN_GATE = 0.5
 STANDARD_RAMP = (-0.2, 0.05)
-"""The standard gate on `scorer.ngrams.Model.margin` against MSA: the mean, per distinct word, of how
-much likelier the word is in Derja than in MSA, in nats, each word clipped to ±MARGIN_CLIP (zero,
-full). Nouns with the article are not read: Derja and MSA write them alike, and the classifier's
+"""The standard gate on `standard_margin`, the classifier's reading against MSA: the mean, per distinct
+word, of how much likelier the word is in Derja than in MSA, in nats, each word clipped to ±MARGIN_CLIP
+(zero, full). Nouns with the article are not read: Derja and MSA write them alike, and the classifier's
 Derja, social media, talks of few moons and jasmines, so a poem's images read as MSA whatever its
 variety (القمر, الياسمين, المطر lean MSA by the clip). Over the other words, the genuine Arabic-script
 poems of `tests/redteam_rounds/` stand at 0.08 at the least (the median 1.9); MSA written around the
@@ -296,16 +296,28 @@ def _standard_margin(r: Reading) -> float:
 
 
 def standard_margin(words: list[str]) -> float:
-    """`scorer.ngrams`'s margin against MSA over the Arabic-script words that are not nouns with the
-    article (`_definite`); 0 without the model."""
+    """The mean, over the distinct Arabic-script words that are not nouns with the article
+    (`_definite`), of each word's clipped log-likelihood ratio Derja over MSA (`scorer.ngrams`'s
+    ``ratios``); 0 without such words or without the model."""
+    ratios = [x for x in map(_MSA_RATIOS.__getitem__, dict.fromkeys(words)) if x is not None]
+    return math.fsum(ratios) / len(ratios) if ratios else 0.0
+
+
+def _msa_ratio(word: str) -> float | None:
+    """One word's term of `standard_margin`: None for a noun with the article or without the model."""
     model = ngrams.load("arabic")
-    return model.margin([w for w in words if not _definite(w)], "msa") if model else 0.0
+    if model is None or _definite(word):
+        return None
+    return model.ratios[word][model.varieties.index("msa")]
 
 
 def _definite(word: str) -> bool:
     """A noun with the article (its proclitics too, AR_ARTICLES) and a stem of three letters or more:
     الدار, بالليل, but not اللي."""
     return any(word.startswith(a) and len(word) - len(a) >= 3 for a in AR_ARTICLES)
+
+
+_MSA_RATIOS = WordTable(_msa_ratio)
 
 
 def _order_factor(r: Reading) -> float:

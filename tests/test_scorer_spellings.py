@@ -67,8 +67,9 @@ ALGERIAN_MISS = (
     "reading moves and the variety gate with it (issue 34, varieties)"
 )
 H_LOOKUP_MISS = (
-    "respelled with h for 7, words the Arabizi lexicon lists only with the digit are not found (the "
-    "h-for-7 lookup is exact, MIN_VARIANT), so the language gate falls by more than 0.1 (rounds 27-28)"
+    "respelled with a letter for the digit (h for 7, q for 9), words the Arabizi lexicon lists only with "
+    "the digit are not found (the letter lookup is exact or loose only from MIN_VARIANT letters), so the "
+    "language gate falls by more than 0.1 (rounds 28-29)"
 )
 PROVEN_MISS = (
     "a marker-free genuine Arabizi poem that the Latin classifier does not prove Derja as written but "
@@ -76,6 +77,10 @@ PROVEN_MISS = (
     "unproven-variety rule halves the poem as written (round 28)"
 )
 KNOWN_MISSES = {
+    ("r29-018", "9"): H_LOOKUP_MISS,
+    ("r29-018", "759"): H_LOOKUP_MISS,
+    ("r29-023", "9"): H_LOOKUP_MISS,
+    ("r29-023", "759"): H_LOOKUP_MISS,
     ("r28-029", "7"): H_LOOKUP_MISS,
     ("r28-029", "759"): H_LOOKUP_MISS,
     ("r28-033", "7"): H_LOOKUP_MISS,
@@ -241,6 +246,8 @@ MALZUMAS = _malzumas()
 MALZUMA_MISSES = {
     "r25-021": "its stanzas' rhymes are near one another and near the closing's (stanza and contrast "
     "0.84, main 0.85): 0.79 as a mugef, as it pays 0.78 as the malzuma it was written as",
+    "r29-006": "its stanza rhymes come back (distinct 0.76) and are near one another (stanza 0.82): it "
+    "pays 0.80 as the malzuma it was written as, under 0.8 as a mugef",
 }
 
 

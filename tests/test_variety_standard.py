@@ -40,18 +40,22 @@ def _bench_margins(variety: str) -> list[float]:
 
 
 def test_margin_reads_each_distinct_word_once_and_clips_it() -> None:
-    """A word said again is one word, and no word counts more than MARGIN_CLIP nats: برشا alone is
-    at the clip, and ten MSA words with it pull the mean under 0."""
+    """A word said again is one word, no word counts more than MARGIN_CLIP nats, and nouns with the
+    article are not read: برشا alone is at the clip, ten MSA words with it pull the mean under 0, and
+    the same words with the article's nouns added read the same."""
     assert MODEL is not None
-    assert MODEL.margin([], "msa") == 0.0
-    assert MODEL.margin(["برشا"], "msa") == ngrams.MARGIN_CLIP
-    msa = _words("سوف يأتي الذي كان ينتظر الآن وهو ليس هنا لكنه سيعود")
-    once = MODEL.margin([*msa, "برشا"], "msa")
-    assert once == MODEL.margin([*msa, "برشا", "برشا", *msa], "msa")
+    msa_column = MODEL.varieties.index("msa")
+    assert standard_margin([]) == 0.0
+    assert standard_margin(["برشا"]) == ngrams.MARGIN_CLIP
+    msa = _words("سوف يأتي الذي كان ينتظر وهو ليس هنا لكنه سيعود")
+    once = standard_margin([*msa, "برشا"])
+    assert once == standard_margin([*msa, "برشا", "برشا", *msa])
     assert once < 0.0
-    assert once <= (sum(MODEL.ratios[w][1] for w in dict.fromkeys(msa)) + ngrams.MARGIN_CLIP) / (
-        len(set(msa)) + 1
-    )
+    distinct = list(dict.fromkeys(msa))
+    terms = [MODEL.ratios[w][msa_column] for w in distinct]
+    assert all(abs(t) <= ngrams.MARGIN_CLIP for t in terms)
+    assert once == pytest.approx((sum(terms) + ngrams.MARGIN_CLIP) / (len(distinct) + 1))
+    assert standard_margin([*msa, "برشا", "القمر", "والياسمين", "بالليل"]) == once
 
 
 def test_written_msa_reads_as_msa_and_derja_as_derja() -> None:
