@@ -10,7 +10,10 @@ Sources, each at a fixed commit (licences in scorer/lexicon/varieties/model/NOTI
 
 * Tunisian, Arabic script: TSAC (fbougares/TSAC), the comments written in Arabic letters only;
   Barcha (wa3dbk/Barcha, ``texts/``), its pieces that the scorer's markers read as Derja with no MSA
-  weight (``derive_order.derja_pieces``, as for the word-order table).
+  weight (``derive_order.derja_pieces``, as for the word-order table). That reading checks a marker
+  behind و/ف with this very table (``variety._clitic_confirmed``), so a change of sources is built
+  until a rebuild gives the same bytes (the shipped table is such a fixed point: one rebuild after
+  the first reached it).
 * Tunisian, Latin script: TSAC's comments in Latin letters with no French function word, and
   TArC's ``arabizi`` tokens (bench/data/tarc/dev.tsv only; heldout.tsv is never read here).
 * MSA: UD Arabic-PUD; ArSarcasm-v2 tweets labelled ``msa``.
