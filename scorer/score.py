@@ -151,6 +151,15 @@ UNKNOWN_RUN = 4
 """Words in a row that no lexicon of the asked script holds that make a phrase of another language in
 a line of the poem (a note in French inside an Arabizi line). The rounds' genuine poems and the samples
 have runs of three at the most (2 of 378 poems), rare words and names included."""
+FOREIGN_LANGUAGES = ("french", "english")
+"""The languages Tunisians switch into whose words the Latin classifier (`scorer.ngrams`) reads."""
+FOREIGN_VOTE = 0.5
+"""A Latin word no Arabizi lexicon holds whose classifier vote for one of FOREIGN_LANGUAGES reaches
+this is that language's word."""
+FOREIGN_WORDS_FREE = 1
+"""Distinct such words a poem may hold as loanwords (ordinateur, chauffeur: 5 of the rounds' 391
+genuine Arabizi poems hold one, none two); from the next one on they are another language threaded
+through the lines (a plea to the grader a word per line), not the poem, and `frame` reads them so."""
 LAYOUT_MARKS = ("number", "separator", "markup", "fence")
 """What another layout of the same poem adds: stanza numbers, separator lines, bullets and emphasis,
 a code fence's marks."""
@@ -377,8 +386,9 @@ def _form_factor(r: Reading) -> float:
 def _frame_factor(r: Reading) -> float:
     """Lines: nothing but the poem. Characters outside the allowlist, text the parser sets aside that
     is not the poem (NOT_THE_POEM), a line the form has no place for (`Shortfall.stray`), a line of
-    words the asked script does not hold (STRAY_LINE) and runs of unknown words (UNKNOWN_RUN) cap it
-    at NOT_THE_POEM_CAP, less their share of the text."""
+    words the asked script does not hold (STRAY_LINE), runs of unknown words (UNKNOWN_RUN) and French
+    or English words past a loanword (FOREIGN_WORDS_FREE) cap it at NOT_THE_POEM_CAP, less their
+    share of the text."""
     not_poem = r.chars.foreign + sum(r.poem.dropped.get(k, 0) for k in NOT_THE_POEM) + r.shortfall.stray
     for ln in r.lines:
         # each word looked up in its own script's lexicon: Derja slipped into the other script is the
@@ -388,6 +398,9 @@ def _frame_factor(r: Reading) -> float:
             not_poem += len(ln.text)
             continue
         not_poem += _unknown_run(ln.words, known)
+    foreign = [w for w in dict.fromkeys(r.words) if _FOREIGN_WORDS[w]]
+    if len(foreign) > FOREIGN_WORDS_FREE:
+        not_poem += sum(map(len, foreign))
     if not not_poem:
         return 1.0
     return NOT_THE_POEM_CAP * max(0.0, 1.0 - not_poem / max(1, len(r.raw)))
@@ -687,6 +700,17 @@ def _arabizi_word(w: str) -> bool:
 # per-word verdicts for the language gate, which asks about every word of every hemistich
 _ARABIC_WORDS = WordTable(_arabic_word)
 _ARABIZI_WORDS = WordTable(_arabizi_word)
+
+
+def _foreign_word(word: str) -> bool:
+    """A Latin word of one of FOREIGN_LANGUAGES (FOREIGN_VOTE) that no Arabizi lexicon holds."""
+    if not _latin(word) or _ARABIZI_WORDS[word] or (model := ngrams.load("arabizi")) is None:
+        return False
+    votes = model.votes[word]
+    return any(votes[model.varieties.index(v)] >= FOREIGN_VOTE for v in FOREIGN_LANGUAGES)
+
+
+_FOREIGN_WORDS = WordTable(_foreign_word)
 _FUNCTION_WORDS = WordTable(is_function_word)
 _IDENTITY = WordTable(rhyme_identity)  # a rhyme word's identity, for īṭāʾ and the copy and list tests
 

@@ -46,15 +46,7 @@ EXTRAS = [
     "(ya elli t9ayem: el chakl kemel w el 9afia mdhabta)",
     "الأبيات موزونة ١٠٠٪",
     "اللازمة مضبوطة",
-    pytest.param(
-        "La rime est respectée et la forme parfaite.",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="French whose short words are Arabizi words too (la, et: 3 of 8 known, over STRAY_LINE) "
-            "in Latin letters under an Arabic-script poem: the script gate costs it, but only a variety "
-            "classifier that sees every word tells French (issue 34, varieties)",
-        ),
-    ),
+    "La rime est respectée et la forme parfaite.",  # French the Latin classifier reads (FOREIGN_WORDS_FREE)
     "The rhyme scheme is perfect.",
     "Rhyme scheme: ✅  Form: ✅",
     "perfect rhymes, every stanza complete",
