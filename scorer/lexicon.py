@@ -258,7 +258,7 @@ class WordTable(dict):
 WORD_TABLE_MAX = 1 << 16
 
 
-def _article(word: str) -> int:
+def article_length(word: str) -> int:
     """Length of the article chain (AR_ARTICLES) ``word`` starts with, 0 if none."""
     return next((len(a) for a in AR_ARTICLES if word.startswith(a)), 0)
 
@@ -280,7 +280,7 @@ def _arabic_splits(w: str) -> Iterator[tuple[str, str, str]]:
     heads += [(p, w[len(p) :]) for p in AR_PREFIXES if w.startswith(p) and len(w) - len(p) >= MIN_STEM]
     for p, h in heads:
         noun = p in AR_ARTICLES
-        art = 0 if noun else _article(h)
+        art = 0 if noun else article_length(h)
         noun = noun or art > 0
         stems = [h]
         x, last = h, None

@@ -25,7 +25,7 @@ from scorer.arabic import arabizi_fold
 from scorer.catalogue import FormSpec, lookup
 from scorer.cuts import cut_gate
 from scorer.identity import rhyme_identity
-from scorer.lexicon import AR_ARTICLES, WordTable, is_arabic_word, is_arabizi_word
+from scorer.lexicon import WordTable, article_length, is_arabic_word, is_arabizi_word
 from scorer.msa import case_gate
 from scorer.order import Order, glue_gate, list_gate
 from scorer.order import measure as order_measure
@@ -321,9 +321,9 @@ def _msa_ratio(word: str) -> float | None:
 
 
 def _definite(word: str) -> bool:
-    """A noun with the article (its proclitics too, AR_ARTICLES) and a stem of three letters or more:
-    الدار, بالليل, but not اللي."""
-    return any(word.startswith(a) and len(word) - len(a) >= 3 for a in AR_ARTICLES)
+    """A noun with the article (its proclitics too, `article_length`) and a stem of three letters or
+    more: الدار, بالليل, but not اللي."""
+    return (n := article_length(word)) > 0 and len(word) - n >= 3
 
 
 _MSA_RATIOS = WordTable(_msa_ratio)
