@@ -261,6 +261,9 @@ class Reading:
     shortfall: Shortfall
     chars: Chars
     variety: Variety
+    standard: float
+    """`standard_margin` of the words in Arabic script (0 in Arabizi), read once for the standard and
+    variety factors."""
 
 
 def _script_factor(r: Reading) -> float:
@@ -281,7 +284,7 @@ def _variety_factor(r: Reading) -> float:
     v = r.variety
     value = ramp(v.derja, *VARIETY_RAMP[r.script]) * v.foreign_gate
     n = len(r.words) / max(0.1, r.shortfall.complete)  # at the asked size: a cut never escapes
-    if v.counts[DERJA] == 0.0 and n > UNPROVEN_WORDS[0] and _standard_margin(r) < STANDARD_PROVEN:
+    if v.counts[DERJA] == 0.0 and n > UNPROVEN_WORDS[0] and r.standard < STANDARD_PROVEN:
         value *= 1.0 - (1.0 - UNPROVEN_GATE) * ramp(n, *UNPROVEN_WORDS)
     return value
 
@@ -292,16 +295,11 @@ def _case_factor(r: Reading) -> float:
 
 
 def _standard_factor(r: Reading) -> float:
-    """Varieties: how far the words as a whole read as Derja rather than MSA (`_standard_margin`),
+    """Varieties: how far the words as a whole read as Derja rather than MSA (`standard_margin`),
     ramped by STANDARD_RAMP from STANDARD_FLOOR to 1; 1 in Arabizi, whose model holds no MSA."""
     if r.script != "arabic":
         return 1.0
-    return STANDARD_FLOOR + (1.0 - STANDARD_FLOOR) * ramp(_standard_margin(r), *STANDARD_RAMP)
-
-
-def _standard_margin(r: Reading) -> float:
-    """`standard_margin` of an Arabic-script poem's words; 0 in Arabizi."""
-    return standard_margin(r.words) if r.script == "arabic" else 0.0
+    return STANDARD_FLOOR + (1.0 - STANDARD_FLOOR) * ramp(r.standard, *STANDARD_RAMP)
 
 
 def standard_margin(words: list[str]) -> float:
@@ -491,6 +489,7 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         shortfall=ends.shortfall,
         chars=classify(raw[: MAX_CHARS + 1], asked),
         variety=detect(words, script, raw),
+        standard=standard_margin(words) if script == "arabic" else 0.0,
     )
     factors = {f.name: f.measure(reading) for f in FACTORS}
     base = sum([w * sub.get(k, 0.0) for k, w in weights]) / weight_sum

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_redteam_rounds import known_misses
 
 from bench.redteam_rounds import Case, load
 from scorer import ngrams
@@ -15,7 +16,6 @@ from scorer.score import STANDARD_FLOOR, STANDARD_RAMP, Score, score, standard_m
 from scorer.text import parse_poem
 
 ROOT = Path(__file__).resolve().parent.parent
-KNOWN = ROOT / "tests" / "redteam_rounds" / "known_misses.tsv"
 BENCH = ROOT / "bench" / "data" / "varieties" / "arabic"
 MODEL = ngrams.load("arabic")
 
@@ -26,12 +26,6 @@ def _words(text: str) -> list[str]:
 
 def _score(case: Case) -> Score:
     return score({"parts": list(case.parts) or [{"text": case.text}]}, case.references)
-
-
-def _listed() -> set[str]:
-    return {
-        ln.split("\t", 1)[0] for ln in KNOWN.read_text(encoding="utf-8").splitlines() if ln and ln[0] != "#"
-    }
 
 
 def _bench_margins(variety: str) -> list[float]:
@@ -70,7 +64,7 @@ def test_written_msa_reads_as_msa_and_derja_as_derja() -> None:
 
 def test_genuine_arabic_poems_keep_the_factor_whole() -> None:
     """Every genuine Arabic-script poem of the rounds that holds its tier reads as Derja enough."""
-    listed = _listed()
+    listed = known_misses()
     cases = [c for c in load() if c.tier == "genuine" and c.references.get("script") == "arabic"]
     assert len(cases) > 300
     low = [
