@@ -18,7 +18,7 @@ and rap lyrics, each token classified by hand-checked annotation as ``arabizi``,
 
     python bench/derive_tarc.py PATH/TO/tarc.tsv
 
-Run once when the corpus or the core changes; ``python -m scorer.build_lexicon`` then merges the
+Run once when the corpus or the core changes; ``python bench/build_lexicon.py`` then merges the
 word file into ``arabizi.txt`` (the build does not need the corpus).
 """
 
@@ -36,8 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench import build_lexicon  # noqa: E402
 from bench.bench_lexicon import SYLLABLE_CONSONANTS, SYLLABLE_VOWELS, TARC, TARC_ASIDE_POS  # noqa: E402
-from scorer import build_lexicon, lexicon  # noqa: E402
+from scorer import lexicon  # noqa: E402
 from scorer.arabic import arabizi_fold  # noqa: E402
 
 OUT_DATA = TARC

@@ -1,22 +1,12 @@
 """``python -m scorer``: serve the reward contract on ``$HOST:$PORT`` (defaults 0.0.0.0:8080).
 
-0.0.0.0 is the container's default, which Cloud Run needs; every local launcher (``make scorer``,
-``tunifolk.cli.local``, the gcp stand-in's Cloud Run services, the tests) sets ``HOST=127.0.0.1``.
-It takes no arguments: ``--help`` prints how it is configured and exits 0, anything else is a usage
-error (exit 2), and neither starts a server.
-
-uvicorn with uvloop and httptools, no access log (Vertex calls hundreds of times a second), no
-proxy-header rewriting (nothing reads the client address), keep-alive longer than Cloud Run's front
-end keeps idle connections.
-
-One process by default. Scoring is CPU-bound Python, so a process uses one CPU at most, and Cloud
-Run gives an instance ``cpu`` vCPUs (the stack's default is 1) and scales by instances: one process
-per vCPU is the right shape, and with one vCPU that is one process. ``WEB_CONCURRENCY=N`` (uvicorn's
-and gunicorn's variable) runs N processes on the port, for an instance with N vCPUs (see
-docs/scorer.md, "Speed"). Each has its own listening socket (``SO_REUSEPORT``), so the kernel
-spreads new connections evenly over them: with one shared socket (uvicorn's ``workers``), the
-process that accepts first takes a burst of keep-alive connections and keeps them, and the others
-idle.
+0.0.0.0 is the container's default, which Cloud Run needs; every local launcher sets
+``HOST=127.0.0.1``. It takes no arguments: ``--help`` prints how it is configured and exits 0,
+anything else is a usage error (exit 2), and neither starts a server. uvicorn with uvloop and
+httptools, no access log (Vertex calls hundreds of times a second), no proxy-header rewriting,
+keep-alive longer than Cloud Run's front end keeps idle connections. One process per vCPU:
+``WEB_CONCURRENCY=N`` runs N, each with its own listening socket (``SO_REUSEPORT``) so the kernel
+spreads connections evenly (docs/scorer.md, "Speed").
 """
 
 from __future__ import annotations

@@ -1,23 +1,16 @@
 """The characters the prompt asks for: an allowlist per script, and the two ways out of it.
 
-The dataset's prompt fixes the output: the poem alone, in Tunisian Derja, in Arabic script or in
-Arabizi, hemistichs joined by ` ** `, stanzas parted by a blank line. So a character is one of three:
+The prompt fixes the output (the poem alone, in Derja, in Arabic script or Arabizi, hemistichs joined
+by ` ** `, stanzas parted by a blank line), so each character is one of three (docs/scorer.md,
+principle 1): **the poem's** (the asked script's letters and diacritics, Arabizi's digits, a poet's
+punctuation, spaces, newlines, the `*` of ` ** `); **layout** (numbering, bullets, `/`, `|`, tab, CR:
+`score.LAYOUT_COST`); or **foreign**, everything else: markup, format and invisible characters, a
+third script's letters (look-alikes included), emoji, symbols. Each foreign character is a channel to
+another reader, so the `frame` factor holds the reward at or under 0. The other of the two scripts'
+letters are the script gate's.
 
-* **the poem's**: the letters of the asked script (Arabic letters with their diacritics and tatweel,
-  which normalisation folds; or Latin letters, accented ones included, and the
-  digits Arabizi spells with), the punctuation a poet uses, spaces, newlines and the `*` of the
-  separator the prompt names;
-* **layout**: what another layout of the same poem is made of (numbering digits, bullets, `/`, `|`
-  or a tab as a separator, a carriage return): it costs a little (`score.LAYOUT_COST`);
-* **anything else**: markup, format and invisible characters, letters of a third script (look-alikes
-  included), emoji, symbols, control characters. None of them is in a poem the prompt asked for;
-  each is a channel to another reader, so a response holding one scores at most 0
-  (`score.py`, the `frame` factor).
-
-The letters of the other of the two scripts (Latin in an Arabic-script poem) are the script gate's
-business, which costs them by their share. Counting is one pass over the text (`Counter`), then one
-step per distinct character: linear whatever the text holds. It reads the text as sent:
-normalisation folds spelling only after this count, so no character disappears unseen.
+One pass over the text (`Counter`), then one step per distinct character: linear whatever the text
+holds. It reads the text as sent, before normalisation, so no character disappears unseen.
 """
 
 from __future__ import annotations

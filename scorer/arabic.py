@@ -13,6 +13,7 @@ whole poem normalises with one ``str.translate`` call.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 from typing import NamedTuple
@@ -58,7 +59,6 @@ _FOLD.update(
 ARABIC_LETTERS = frozenset("ءابتثجحخدذرزسشصضطظعغفقكلمنهويڨ")
 PRESENTATION = re.compile("[\ufb50-\ufdff\ufe70-\ufefe]")
 NON_ARABIC_LETTER = re.compile("[^ءابتثجحخدذرزسشصضطظعغفقكلمنهويڨ]+")
-NON_LATIN_LETTER = re.compile("[^A-Za-z]+")
 LONG_VOWELS = frozenset("اوي")
 
 
@@ -189,13 +189,13 @@ def arabizi_fold(word: str) -> str:
     for a, b in _LATIN_DIGRAPHS:
         if a in w:
             w = w.replace(a, b)
-    w = w.translate(_LATIN_SINGLE)
-    # Collapse doubled letters (Arabizi spells length and gemination by doubling).
-    out: list[str] = []
-    for ch in w:
-        if not out or out[-1] != ch:
-            out.append(ch)
-    return "".join(out)
+    return single_letters(w.translate(_LATIN_SINGLE))
+
+
+def single_letters(word: str) -> str:
+    """A word with each run of one letter written once (Arabizi spells length and gemination by
+    doubling)."""
+    return "".join(ch for ch, _ in itertools.groupby(word))
 
 
 # --- Rhyme keys ---------------------------------------------------------------------------------

@@ -1,27 +1,16 @@
-"""A caesura written with any mark (docs/scorer.md, "Layout is not content"; principle 7): read as
-the caesura, and, when it is not the ` ** ` the prompt names, costed as another layout.
+"""A caesura written with any mark, read as the caesura and, when it is not the ` ** ` the prompt
+names, costed as another layout (docs/scorer.md, "Layout is not content"; principle 7).
 
-Between the two half-lines of a bayt, writers put whatever their keyboard or their printed source
-has: the traditional hemistich star ``٭`` (U+066D), a run of tatweel glued to both half-lines (a
-printed verse justified to its column), ``//``, ``•``, ``:``, ``~``, a dingbat (``✿``)… The parser's
-fixed marks (``*``, ``|``, a tab, ``…``, three spaces) cannot list them all, so the mark is read
-as a class: a *separator run* is a run of characters that are neither letters, digits nor
-whitespace (Unicode P* and S*, brackets and quotes aside: they open or close text, they part
-nothing), written with a space on each side, or a run of `TATWEEL_RUN` tatweels or more. Where it
-parts two half-lines of two words or more:
-
-* the poem's lines carry the same one consistently (once in `CONSISTENT` of its lines or more, and
-  the text has none of the fixed marks): it is the poem's caesura mark, read as ``*`` is
-  (`mark_caesura`, on the text as written, before tatweel is folded away);
-* anywhere else it is a soft separator (``SOFT_RUN``, in ``scorer.text``), read only where two
-  halves are expected (a bayt, the malzuma opening) and only when the line has one. A tatweel run
-  glued to letters on both sides is then two spaces when it stands between two words: after a
-  letter that joins none after it (`NOT_JOINING`), or when the letters around it make no word of
-  the lexicon; else it is a kashida stretching one word (``طويــــل``) and is folded away.
-
-The comma, ``/``, ``-`` and the dashes keep the soft reading alone (a comma in most lines is a
-poem's own punctuation as often as a caesura), and a sentence's own punctuation is glued to its
-word (``قال:``, ``وين؟``), so it is no separator run.
+Writers part half-lines with whatever their keyboard or source has (٭, a run of tatweel, ``//``,
+``•``, ``:``, a dingbat), so the mark is read as a class, not a list: a *separator run* is a run of
+characters neither letters, digits nor whitespace (brackets and quotes aside: they open or close
+text) with a space on each side, or `TATWEEL_RUN` tatweels or more. The same run parting half-lines
+of two words or more in `CONSISTENT` of the lines, the text holding none of the fixed marks, is the
+poem's caesura (`mark_caesura`, on the text as written, before tatweel is folded away); anywhere
+else it is a soft separator (``SOFT_RUN``), read only where two halves are expected. A tatweel run
+between two words (after a letter that joins none after it, `NOT_JOINING`, or where the letters
+around it make no word) is two spaces; else it is a kashida stretching one word and is folded away.
+A sentence's own punctuation is glued to its word (``قال:``, ``وين؟``), so it is no separator run.
 """
 
 from __future__ import annotations

@@ -1,34 +1,20 @@
 """Is a token a word of the asked language? The scorer's lexicon, for "non-language earns nothing".
 
-A rhyme plan can be kept with any letters: random letter strings, random syllables, digit strings
-or an English poem all rhyme. So a line only counts as verse when it is made of words of the
-language and script the example asks for (docs/scorer.md, "Lexicon"):
+A rhyme plan can be kept with any letters (random strings, syllables, an English poem all rhyme), so
+a line counts as verse only when it is made of words of the asked script. The word lists, their
+sources, licences and measured coverage are in docs/scorer.md, "Lexicon": ``lexicon/arabic.txt``
+(wordfreq's Arabic list and the project's Derja words, common words first) and ``lexicon/arabizi.txt``
+(the project's core, the samples' and TArC's words, in the scorer's phonetic fold), both written by
+``bench/build_lexicon.py``.
 
-* **Arabic script** (Derja and MSA): ``lexicon/arabic.txt``, the Arabic word list of ``wordfreq``
-  3.1.1 (every word at Zipf ≥ 2, about one in ten million tokens, normalised the way the scorer
-  normalises a poem), plus ``lexicon/derja_core.txt`` (Tunisian words written for this project) and
-  the sample poems' words; the file lists its *common* words first (Zipf ≥ 3, and the project's own
-  words).
-* **Tunisian Arabizi**: no public lexicon exists, and a transliteration of the Arabic list does not
-  work (Arabic script writes no short vowels, so almost any Latin syllable string matches some
-  Arabic word). ``lexicon/arabizi.txt`` is ``lexicon/arabizi_core.txt`` (a curated core vocabulary)
-  plus the words of the Arabizi sample poems, in the scorer's phonetic spelling fold. A word the
-  fold does not find is looked up once more by its *loose* form (ح as 7 or h, ق as 9, q, k or g,
-  ع as 3 or left out), against the listed words and their spellings with one or two vowels dropped
-  (``wlh`` for wallah, ``s7i7`` for sahih): only for a token of five letters or more, or one that
-  carries an Arabizi digit, because short loose matches are what random syllables make. The
-  frequent short words and their vowelless spellings (``mch``, ``3lik``, ``feha``) are listed.
-
-Lookups strip clitics and common suffixes (و ب ل ك ف ال …, w- b- l- el- …; -ها -و -ش …, -ek -ou
--ch …) before giving up, so a word's inflected forms need not be listed; a stem must keep three
-letters (four before a one-vowel suffix), so short random strings rarely pass. In Arabic script a
-listed stem is not enough: the pieces that come off must be ones that stem can carry
-(``_arabic_splits``, ``_arabic_stem_ok``): after the article only noun endings and three letters;
-suffixes in the order Arabic stacks them; a verb prefix (ن ت ي) only after و, ف or ل and on a
-verb-shaped stem; a preposition (ب ك ل) only on a noun; a one-letter clitic other than و only on a
-common word. Digits are never words (in Arabizi a digit inside a word is a letter: ``3la``,
-``7ob``). ``scorer/build_lexicon.py`` writes both files reproducibly; at run time only the two text
-files are read (once, into frozensets; lookups are cached per word).
+A lookup strips clitics and suffixes before it gives up, so inflected forms need not be listed, but a
+stem must keep three letters (four before a one-vowel suffix), and in Arabic script the pieces that
+come off must be ones the stem can carry (``_arabic_splits``, ``_arabic_stem_ok``): a stem that is not
+a word stays not a word. An Arabizi word the fold misses is looked up once more by its loose form
+(ح as 7 or h, ق as 9, q, k or g, ع as 3 or left out, a vowel or two dropped), only from five letters
+or with a digit, because short loose matches are what random syllables make. Digits are never words
+(in Arabizi a digit inside a word is a letter: ``3la``). At run time only the two text files are read
+(once, into frozensets; lookups are cached per word).
 """
 
 from __future__ import annotations
@@ -39,7 +25,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from scorer.arabic import AR_CLITICS, ARABIC_LETTERS, LATIN_ARTICLE_APART, arabizi_fold
+from scorer.arabic import AR_CLITICS, ARABIC_LETTERS, LATIN_ARTICLE_APART, arabizi_fold, single_letters
 
 DIR = Path(__file__).resolve().parent / "lexicon"
 ARABIC_FILE = DIR / "arabic.txt"
@@ -346,12 +332,7 @@ MAX_DROPPED = 2
 def loose_form(folded: str) -> str:
     """A folded Arabizi word with the letters merged that writers interchange (see _LOOSE), doubled
     letters single."""
-    w = folded.translate(_LOOSE)
-    out: list[str] = []
-    for ch in w:
-        if not out or out[-1] != ch:
-            out.append(ch)
-    return "".join(out)
+    return single_letters(folded.translate(_LOOSE))
 
 
 def _dropped(word: str) -> set[str]:

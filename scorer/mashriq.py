@@ -18,10 +18,9 @@ bnefsi) does not match:
   This is no spelling habit but a sound: Tunisians pronounce the qaf; the ``2`` they write is a
   real hamza (nes2el, mas2oul), whose ``9`` spelling is no word.
 
-All vote Egyptian and Levantine alike (both say them). On TArC's real Tunisian Arabizi (about
-47,000 tokens), every honest Arabizi poem of `tests/redteam_rounds/` and the samples, four word types match
-(bachar 3 tokens, saye2, ye5la2, 3ala2 one each; 2eme is listed shared): no sentence or poem carries
-two (tests/test_variety_mashriq.py). Linear: two folds and at most five set lookups a word.
+All vote Egyptian and Levantine alike (both say them); no real Tunisian sentence of TArC nor honest
+poem carries two such words (tests/test_variety_mashriq.py). Linear: two folds and at most five set
+lookups a word.
 """
 
 from __future__ import annotations

@@ -1,28 +1,17 @@
 """Which variety does each word of a poem come from? A character n-gram classifier that sees every word.
 
-Marker lists (``scorer.variety``) only hear the words they list: a Gulf or Egyptian poem written
-in other words has no marker and reads as ``unknown``. This classifier reads every word. Each
-variety has a naive Bayes model of words as bags of features: the character n-grams of orders 1 to
-4 of the word between two boundary spaces (`` بر``, ``برش``, ``شا `` …) and, for a word of three
-letters or more, the whole word (`` برشا ``). The counts come from real text of each variety,
-``lexicon/varieties/model/<script>.tsv``, built by ``bench/build_variety_model.py`` from corpora
-credited in ``lexicon/varieties/model/NOTICE.md`` (Tunisian from TSAC and TArC; MSA, Egyptian,
-Gulf, Levantine, Moroccan in Arabic script; Moroccan and Algerian Arabizi, French, English and
-Maltese in Latin script). A feature's probability is smoothed per order (add ``ALPHA``); a feature
-the model does not hold gets the same smoothed floor.
+Marker lists (``scorer.variety``) only hear the words they list: a Gulf or Egyptian poem written in
+other words reads as ``unknown``. Here each variety has a naive Bayes model of a word as a bag of
+features: its character n-grams of orders 1 to 4 between two boundary spaces and, from three letters,
+the whole word, counted in real text of each variety (``lexicon/varieties/model/<script>.tsv``, built
+by ``bench/build_variety_model.py``; sources and licences in ``lexicon/varieties/model/NOTICE.md``;
+docs/scorer.md, "Varieties"). Smoothed per order (``ALPHA``); tempered (``TEMPERATURE``), since a
+word's features are far from independent.
 
-A word's log-likelihood under each variety, tempered by ``TEMPERATURE`` (a word's features are far
-from independent, so the raw sum is overconfident), gives its posterior over the varieties with a
-flat prior. The word's **vote** is that posterior above chance, rescaled to [0, 1]: a word as
-likely in every variety (قلب, ليل) votes for nobody, a word only one variety writes (برشا, دلوقتي,
-وايد) votes nearly 1 for it, a word two varieties share splits its vote between them, as a marker
-several lists hold does. Votes are cached per word in a `WordTable` (a run's vocabulary repeats),
-so a poem costs one dict lookup per distinct word and one C-level sum per variety.
-
-The model covers only the varieties with redistributable real text; the marker lists keep the
-others (Iraqi, Sudanese, Persian, Algerian and Libyan in Arabic script; Egyptian, Levantine, Gulf
-and Libyan Arabizi). A script's table is read on its first ``load`` (cached), never at import; no
-randomness.
+A word's **vote** is its posterior above chance, rescaled to [0, 1]: a word as likely everywhere
+(قلب) votes for nobody, one only one variety writes (برشا, دلوقتي) nearly 1 for it. Votes and
+likelihood ratios are cached per word (`WordTable`: a run's vocabulary repeats). A script's table is
+read on its first ``load`` (cached), never at import; no randomness.
 """
 
 from __future__ import annotations

@@ -1,34 +1,17 @@
 """Word order: are a poem's lines in the order Derja speaks, or its words dealt out at random?
 
-The structure reward reads rhyme, form and words, none of which changes when a poem's words are
-shuffled inside its lines (or across them, the rhyme words kept): without this module a shuffled
-genuine poem keeps its full reward (docs/scorer.md, "Word order"). Sense is the judge's, but order
-is measurable without it.
+Rhyme, form and words do not change when a poem's words are shuffled inside its lines (or across
+them, the rhyme words kept); sense is the judge's, but order is measurable without it. The method
+and its figures are in docs/scorer.md, "Word order": a class bigram model of Tunisian word order per
+script (``lexicon/order/README.md``); each hemistich of three words or more against the exact
+expected score of a random order of its words, the rhyme word in place, so a shuffle gains 0 by
+construction whatever its vocabulary; the gate reads ``z``, the summed gain over the spread a random
+order's score has (:func:`line_spread`), so a few short lines are weak evidence. With it, two
+order-free tests: Derja's glue words (:func:`glue_gate`) and lists of nouns (:func:`list_gate`).
 
-Method: a **class bigram model** of Tunisian word order, estimated from TArC (the Tunisian Arabish
-Corpus, CC BY 4.0; ``lexicon/order/README.md``), one per script. A word's class is the word itself
-when it is one of the corpus's most frequent words (particles, pronouns, prepositions, the common
-verbs and nouns), else its shape (article, clitic + article, و-prefix, verb-like prefix, feminine
-ending, other). Pairs are scored by pointwise mutual information, ``log P(b | a) / P(b)``, smoothed
-towards a shape-level model, and a line start ``<s>`` is a class of its own.
-
-The statistic is **self-normalising**: for each line (hemistich) of three words or more, the order
-as written is compared with the *expected* score of a random order of the same words, the last word
-(the rhyme word) kept in place. A shuffle scores about 0 by construction, whatever its vocabulary;
-Derja scores above it. ``gain`` is the mean difference per movable word over the poem. The
-expectation is exact and cheap: for a line of m movable words with class counts c,
+The expectation is exact and cheap: for a line of m movable words with class counts c,
 E[start] = Σ c·L(<s>, ·)/m, E[into the rhyme word] = Σ c·L(·, last)/m and E[pairs] =
 Σ_{a,b} c_a (c_b − [a = b]) L(a, b)/m.
-
-The gate reads ``z``: the summed difference over the spread a random order's score has
-(:func:`line_spread`, summed over lines). A shuffle's ``z`` is about 0 with a spread of about 1
-whatever the poem's length; Derja's grows with every line in order. A gain per word treats a short
-line, whose few orders score far apart, as much evidence as a long one: a lucky shuffle of short
-lines paid as Derja.
-
-A second, order-free test, :func:`glue_gate`: the share of lines holding Derja's glue (prepositions,
-conjunctions, particles, clitics). Word salad strings content words side by side, and a lucky
-draw of it can gain as much as a genuine poem; its lines lack the glue.
 
 Pure: tables load once at import; a per-pair cache; no I/O, no randomness.
 """
@@ -43,6 +26,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from scorer.arabic import normalize_arabic
+from scorer.lexicon import WordTable
 from scorer.text import APART_CLITICS
 
 DIR = Path(__file__).resolve().parent / "lexicon" / "order"
@@ -394,8 +378,8 @@ def _glue(w: str, script: str) -> bool:
     )
 
 
-_GLUE_SEEN: dict[str, dict[str, bool]] = {"arabic": {}, "arabizi": {}}
-"""Each script's words judged so far (a run's vocabulary repeats), cleared past CACHE_WORDS."""
+_GLUE_SEEN = {s: WordTable(functools.partial(_glue, script=s)) for s in ("arabic", "arabizi")}
+"""Each script's words judged so far (a run's vocabulary repeats)."""
 
 
 def glue_gate(lines: list[list[str]], script: str) -> float:
@@ -409,15 +393,8 @@ def glue_gate(lines: list[list[str]], script: str) -> float:
         if len(words) < MIN_WORDS or words.count(words[0]) == len(words) - 1:
             continue  # too short, or babble (one word repeated): p_babble's, as in `Model.rows`
         judged += 1
-        for w in words[:-1]:
-            v = seen.get(w)
-            if v is None:
-                if len(seen) >= CACHE_WORDS:
-                    seen.clear()
-                v = seen[w] = _glue(w, script)
-            if v:
-                held += 1
-                break
+        if any(map(seen.__getitem__, words[:-1])):
+            held += 1
     zero, full = GLUE_RAMP
     share = (held + GLUE_PRIOR_LINES) / (judged + GLUE_PRIOR_LINES)
     return min(1.0, max(0.0, (share - zero) / (full - zero)))
@@ -447,22 +424,8 @@ def _and_noun(unit: str, arabic: bool) -> bool:
     return kind.startswith("#w") and kind not in _VERB_SHAPES
 
 
-class _AndNouns(dict):
-    """unit → `_and_noun` verdict for one script, filled on first use (a run's vocabulary repeats);
-    cleared past CACHE_WORDS units, as the lexicon's tables are (adversarial vocabularies)."""
-
-    def __init__(self, arabic: bool) -> None:
-        super().__init__()
-        self.arabic = arabic
-
-    def __missing__(self, unit: str) -> bool:
-        if len(self) >= CACHE_WORDS:
-            self.clear()
-        v = self[unit] = _and_noun(unit, self.arabic)
-        return v
-
-
-_AND_NOUNS = {True: _AndNouns(True), False: _AndNouns(False)}
+_AND_NOUNS = {a: WordTable(functools.partial(_and_noun, arabic=a)) for a in (True, False)}
+"""unit → `_and_noun` verdict per script (a run's vocabulary repeats)."""
 
 
 def join_clitics(words: list[str], clitics: frozenset[str]) -> list[str]:

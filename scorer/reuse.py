@@ -11,6 +11,9 @@ held to the same standard as a short one (docs/scorer.md, "Recycled words").
 
 from __future__ import annotations
 
+import functools
+
+from scorer.lexicon import WordTable
 from scorer.order import GLUE_WORDS
 from scorer.wordshape import is_function_word
 
@@ -40,24 +43,15 @@ def _stem(word: str, arabic: bool) -> str:
     return word
 
 
-CACHE_WORDS = 1 << 16
-_SEEN: dict[str, dict[str, str]] = {"arabic": {}, "arabizi": {}}
-"""Each script's words judged so far, word → its stem ("" for glue and function words): a run's
-vocabulary repeats, so a word met again costs one dict lookup (cleared past CACHE_WORDS)."""
-
-
 def _content(word: str, script: str) -> str:
-    """The stem of a content word, "" for a glue or function word (cached per script)."""
-    seen = _SEEN[script]
-    stem = seen.get(word)
-    if stem is None:
-        if len(seen) >= CACHE_WORDS:
-            seen.clear()
-        arabic = script == "arabic"
-        w = word if arabic else word.lower()
-        stem = "" if w in GLUE_WORDS[script] or is_function_word(w) else _stem(w, arabic)
-        seen[word] = stem
-    return stem
+    """The stem of a content word, "" for a glue or function word."""
+    arabic = script == "arabic"
+    w = word if arabic else word.lower()
+    return "" if w in GLUE_WORDS[script] or is_function_word(w) else _stem(w, arabic)
+
+
+_STEMS = {s: WordTable(functools.partial(_content, script=s)) for s in ("arabic", "arabizi")}
+"""Each script's words judged so far, word → its stem: a run's vocabulary repeats."""
 
 
 def content_words(segments: list[list[str]], script: str) -> list[str]:
@@ -66,6 +60,7 @@ def content_words(segments: list[list[str]], script: str) -> list[str]:
     charges smoothly); a hemistich met again word for word (a refrain) counts once; glue and
     function words (`scorer.wordshape`: pronouns, particles, برشا) are not content."""
     arabic = script == "arabic"
+    stems = _STEMS[script]
     seen: set[str] = set()
     out: list[str] = []
     for seg in segments:
@@ -77,7 +72,7 @@ def content_words(segments: list[list[str]], script: str) -> list[str]:
         seen.add(key)
         prev = ""  # a word said again at once (يا يا, نحكيو نحكيو) is babble's (score._babble), not this
         for w in seg[:-1]:
-            stem = _content(w, script)
+            stem = stems[w]
             if stem and stem != prev:
                 out.append(stem)
             prev = stem

@@ -40,84 +40,57 @@ from scorer.wordshape import FUNCTION_WORD_LETTERS, is_function_word, is_piece
 ITA_WINDOW = 7
 """Classical tolerance: a rhyme word may come back after about seven lines (al-Hāshimī)."""
 ITA_NEAR, ITA_FAR = 0.07, 0.015
-"""Penalty per reused rhyme word, within the window (from the third reuse on, twice) and beyond it
-(a token)."""
+"""Penalty per reused rhyme word, within the window (from the third reuse on, twice) and beyond it."""
 
 BABBLE_FROM, BABBLE_FULL = 0.25, 0.65
-"""A line's repetition below BABBLE_FROM is free (anaphora: "يا أمي يا الحنينة", "وين الربيع
-وين"); at BABBLE_FULL and above the line is all babble ("يا يا يا الدار")."""
+"""A line's repetition below BABBLE_FROM is free (anaphora: "يا أمي يا الحنينة"); at BABBLE_FULL and
+above the line is all babble ("يا يا يا الدار")."""
 BABBLE_RATE, BABBLE_MAX = 0.8, 0.7
 """p_babble = BABBLE_RATE × the mean babble degree of the lines, capped at BABBLE_MAX."""
 
 LINE_ZERO, LINE_FULL = 0.4, 0.75
-"""A line (hemistich) whose share of known words is LINE_FULL or more is language; LINE_ZERO or less
-is not (random letters, syllables, digits, another language); linear in between, so a rare or
-misspelt word costs nothing."""
+"""A hemistich whose share of known words is LINE_FULL or more is language, LINE_ZERO or less is not;
+linear in between, so a rare or misspelt word costs nothing."""
 LANG_FULL = 0.85
-"""The language gate: the mean line worth over LANG_FULL, capped at 1. Linear, so each line of
-non-language or template costs its share (smooth for GRPO), and a poem of them earns nothing."""
+"""The language gate is the mean line worth over LANG_FULL, capped at 1: each line of non-language
+costs its share (smooth for GRPO)."""
 VARIETY_RAMP = {"arabic": (0.25, 0.5), "arabizi": (0.15, 0.35)}
-"""The variety gate on `scorer.variety`'s Derja share (Tunisian markers against the strongest other
-variety's), per script: (zero, full). At `full` or above (Derja leads, or no marker of any variety;
-see UNPROVEN_WORDS for a long poem without Tunisian evidence) the gate is 1; at `zero` or below
-(another variety leads clearly) 0, so MSA, Moroccan, Egyptian or Levantine Arabic, or French,
-English or Maltese for Arabizi, score ≤ 0; linear in between. Arabizi needs more evidence: its
-spelling is free, so a Derja word is sometimes spelt like another variety's marker (`dul`, `waš`);
-a poem in another variety has many markers, not two."""
+"""The variety gate on `scorer.variety`'s Derja share, per script (zero, full): another variety that
+leads clearly scores ≤ 0. Arabizi needs more evidence: its free spelling meets other varieties'
+markers (`dul`, `waš`); a poem in another variety has many markers, not two."""
 UNPROVEN_WORDS = (42, 45)
-"""A poem with no Tunisian marker weight at all (no Tunisian word, Maghrebi verb form or shared
-dialect word) is not shown to be Derja: from the first word count to the second its variety gate
-falls linearly to UNPROVEN_GATE, where the reward is at most 0 (marker-free MSA, say). Words are
-counted at the asked size (divided by the share of the asked stanzas written), so cutting stanzas never
-escapes."""
+"""A poem with no Tunisian weight at all is not shown to be Derja: from the first word count to the
+second its variety gate falls to UNPROVEN_GATE (reward ≤ 0). Words are counted at the asked size, so
+cutting stanzas never escapes (docs/scorer.md, "Positive evidence")."""
 UNPROVEN_GATE = 0.5
 STANDARD_RAMP = (-0.2, 0.05)
-"""The standard gate on `standard_margin`, the classifier's reading against MSA: the mean, per distinct
-word, of how much likelier the word is in Derja than in MSA, in nats, each word clipped to ±MARGIN_CLIP
-(zero, full). Nouns with the article are not read: Derja and MSA write them alike, and the classifier's
-Derja, social media, talks of few moons and jasmines, so a poem's images read as MSA whatever its
-variety (القمر, الياسمين, المطر lean MSA by the clip). Over the other words, the genuine Arabic-script
-poems of `tests/redteam_rounds/` stand at 0.08 at the least (the median 1.9); MSA written around the
-markers (one or two Derja words) stands under -0.3 in most cases."""
+"""The standard gate on `standard_margin` (zero, full): how far the words read as Derja rather than
+MSA (docs/scorer.md, "Arabic script: the words as a whole", for the figures)."""
 STANDARD_FLOOR = 0.5
 """The standard factor at STANDARD_RAMP's zero: q × 0.5 makes the reward ≤ 0, still ordered by form."""
 STANDARD_PROVEN = 0.65
-"""A marker-free Arabic-script poem whose words stand this far or more on Derja's side of the
-classifier's margin is shown to be Derja (UNPROVEN_WORDS does not apply), as the Latin-script
-classifier's reading proves an Arabizi poem. Between the marker-free cheats of `tests/redteam_rounds/`
-that only UNPROVEN_WORDS held (a list of words at 0.60 the highest) and the marker-free genuine poems
-(0.68 the lowest; MSA written without markers stands under 0.1 but for one case at 0.76, which other
-factors hold)."""
+"""A marker-free Arabic-script poem this far on Derja's side of the margin is shown to be Derja
+(UNPROVEN_WORDS does not apply), as the Latin classifier's reading proves an Arabizi poem. Fitted
+between the rounds' marker-free genuine poems and the cheats only UNPROVEN_WORDS held."""
 ORDER_RAMP = (0.5, 1.0)
-"""The word-order gate on `scorer.order`'s z, a poem's gain over a random order of its words in
-spreads of a random order's score: (zero, full), both scripts. Genuine poems of
-`tests/redteam_rounds/` and data/samples stand 2.5 spreads above on the median (Arabizi 3.2) and
-under `full` in 1.8 % (Arabizi 1.6 %); shuffles of their lines stand about 0 on the median, at
-`full` or more in 15 % (13 %) and under `zero` in 68 % (72 %). At `full` the gate is 1, at `zero`
-ORDER_FLOOR (docs/scorer.md, "Word order")."""
+"""The word-order gate on `scorer.order`'s z (zero, full), from ORDER_FLOOR to 1 (docs/scorer.md,
+"Word order", for the figures)."""
 ORDER_FLOOR = 0.5
 LEXICON_RAMP = {"arabic": (0.2, 0.11), "arabizi": (0.45, 0.32)}
-"""The lexicon gate on the share of a poem's content words (particles and pronouns aside) that the
-asked script's lexicon does not know, per script: (zero, full). Genuine poems of
-`tests/redteam_rounds/` leave 0.104 of them unknown at most in Arabic script (median 0.02) and 0.306 in
-Arabizi (median 0.12, 99th percentile 0.26: its spellings vary); invented words in real Derja frames,
-0.23 and more. The per-line language ramp leaves a quarter of a line's words free for rare and
-misspelt words, and particles count there: a poem can hide an invented content word in every line
-under it. Tighter (0.18-0.10 Arabic, 0.35-0.24 Arabizi) costs genuine poems. At `zero` the gate is
-LEXICON_FLOOR, where the reward is at most 0."""
+"""The lexicon gate on the share of content words the asked script's lexicon does not know (zero,
+full), from LEXICON_FLOOR (reward ≤ 0) to 1. The per-line language ramp leaves a quarter of a line's
+words free, particles included, so a poem could hide an invented content word in every line under
+it. Arabizi's spellings vary, hence its wider ramp (docs/scorer.md, principle 2)."""
 LEXICON_FLOOR = 0.5
 LEXICON_PRIOR_WORDS = 5
 """The share is counted as if this many more content words were known: a short poem's one or two
 rare words are weak evidence."""
 DIRECTION_RAMP = (-0.35, -0.2)
-"""The direction gate on the lead of `scorer.order.measure`: per movable word, the lines as written
-over the same words read backwards (the rhyme word kept last), shrunk towards 0 by ORDER_PRIOR_WORDS:
-(zero, full). Genuine poems of `tests/redteam_rounds/` lead by 0.43 on the median and by -0.03 or more
-in 97 % (the least, -0.29, a poem the order gate already misreads); reversed lines trail by 0.37 on
-the median, and a random order leads by about 0. At `zero` the gate is ORDER_FLOOR."""
+"""The direction gate on `scorer.order.measure`'s lead of the lines as written over their reversal,
+per movable word (zero, full), from ORDER_FLOOR to 1: Derja is read one way."""
 ORDER_PRIOR_WORDS = 24
-"""The lead is shrunk towards 0 as if this many more words had been read in no direction: a few
-lines are weak evidence either way (a short poem is not gated on two lines' direction)."""
+"""The lead is shrunk towards 0 as if this many more words had been read in no direction: a short
+poem is not gated on two lines' direction."""
 NOT_THE_POEM = (
     "thinking",
     "attribute",
@@ -131,77 +104,57 @@ NOT_THE_POEM = (
     "prose",
     "aside",
 )
-"""What the parser sets aside that is text for another reader, not the poem the prompt asked for
-(`scorer.text`'s counts): a think block, markup and its attributes, a title, a signature, a
-bismillah, labels, words after a code fence's info string, a table's header row, prose, words in
-brackets beside a line's own (an aside). With any of
-them, or any character outside the allowlist (`scorer.allow`), the `frame` factor holds the reward at
-or under 0, still ordered by how well the form is kept."""
+"""What the parser sets aside (`Poem.dropped`) that is text for another reader, not the poem: with
+any of it, or any character outside the allowlist (`scorer.allow`), `frame` holds the reward ≤ 0."""
 STRAY_LINE = 0.3
 """A line whose words are under this share Derja words (each looked up in its own script's lexicon)
-is not a line of the poem: a note, a line in another language. The lowest share of a line of the
-rounds' genuine poems and the samples is 1/3 (one line of 5,238); 5 % of the cheats' lines are under
-0.25."""
+is not a line of the poem: a note, a line in another language."""
 SCRIPT_RAMP = (0.25, 1.0)
-"""The script gate: the asked script's share of the letters at which it is zero and full. Every
-letter of the other script costs its share (a line slipped into it, a Latin phrase in an Arabic-script
-poem); at half the letters the gate is 1/3, which with the other gates holds the reward under 0 for a
-poem half in the wrong script (the rounds' script swaps held as before), and a line in ten costs 0.13."""
+"""The script gate on the asked script's share of the letters (zero, full): every letter of the other
+script costs its share; a poem half in the wrong script keeps 1/3."""
 UNKNOWN_RUN = 4
 """Words in a row that no lexicon of the asked script holds that make a phrase of another language in
-a line of the poem (a note in French inside an Arabizi line). The rounds' genuine poems and the samples
-have runs of three at the most (2 of 378 poems), rare words and names included."""
+a line (the rounds' genuine poems have runs of three at most)."""
 FOREIGN_LANGUAGES = ("french", "english")
 """The languages Tunisians switch into whose words the Latin classifier (`scorer.ngrams`) reads."""
 FOREIGN_VOTE = 0.5
 """A Latin word no Arabizi lexicon holds whose classifier vote for one of FOREIGN_LANGUAGES reaches
 this is that language's word."""
 FOREIGN_WORDS_FREE = 1
-"""Distinct such words a poem may hold as loanwords (ordinateur, chauffeur: 5 of the rounds' 391
-genuine Arabizi poems hold one, none two); from the next one on they are another language threaded
-through the lines (a plea to the grader a word per line), not the poem, and `frame` reads them so."""
+"""Distinct such words a poem may hold as loanwords (ordinateur, chauffeur); past them they are
+another language threaded through the lines (a plea to the grader a word per line)."""
 LAYOUT_MARKS = ("number", "separator", "markup", "fence")
 """What another layout of the same poem adds: stanza numbers, separator lines, bullets and emphasis,
 a code fence's marks."""
 LAYOUT_COST = 0.95
-"""The `layout` factor of a poem in another layout than the asked one (numbering, bullets, another
-separator, CR line ends): the same words, so less than the asked layout, not nothing."""
+"""The `layout` factor of another layout than the asked one: the same words, so less, not nothing."""
 NOT_THE_POEM_CAP = 0.5
 """The `frame` factor's most: q x 0.5 makes the reward 2 q x 0.5 - 1 <= 0."""
 
-
 RHYME_UNKNOWN = 0.5
-"""A hemistich whose last word, the one that carries the rhyme, is not a word keeps this share of its
-worth (Arabic script), and never more than its body with one more unknown word (both scripts): an
-invented rhyme word costs at least what an unknown word inside the line costs."""
+"""A hemistich whose rhyme word is not a word keeps this share of its worth (Arabic script), and
+never more than its body with one more unknown word (both scripts)."""
 OVERLAP_FROM, OVERLAP_FULL = 0.5, 0.8
-"""Repetition by overlap, not equality: the share of a hemistich body's word pairs already met in
-earlier hemistichs. Below OVERLAP_FROM it is free (a repeated phrase, anaphora); at OVERLAP_FULL the
-hemistich is a template's copy and worth nothing; linear in between."""
+"""Repetition by overlap: the share of a hemistich body's word pairs already met. Below OVERLAP_FROM
+it is free (a repeated phrase, anaphora); at OVERLAP_FULL the hemistich is a copy, worth nothing."""
 OVERLAP_MIN_PAIRS = 3
 """Bodies of fewer word pairs are too short to call a copy by their pairs."""
 SELF_RUN = 4
-"""A hemistich that says a run of this many words twice says itself again: a copy, as the whole
-hemistich said again is. No hemistich of the rounds' genuine or imperfect poems or the samples
-repeats a run of four words (nine repeat three: "w fik el ... w fik el")."""
+"""A hemistich that says a run of this many words twice says itself again: a copy (honest hemistichs
+repeat three at most: "w fik el ... w fik el")."""
 COPY_OUTSIDE = 0.5
-"""A hemistich that is more copy than not (its copy share above COPY_OUTSIDE) pays for it twice:
-its worth goes, and its copied part past COPY_OUTSIDE (0 to 1) comes off the language gate after
-LANG_FULL's slack, which is for words the lexicon misses, not for copies. So the same first half-line
-in every bayt (half the text a copy) scores ≤ 0, while a repeated phrase a poem uses costs nothing
-more (docs/scorer.md, "Repetition is measured by overlap")."""
+"""A hemistich more copy than not pays twice: its worth goes, and its copied part past COPY_OUTSIDE
+comes off the language gate after LANG_FULL's slack, which is for words the lexicon misses, not for
+copies (docs/scorer.md, principle 5)."""
 COPY_FREE = 1.0
-"""Copied hemistichs (summed as above) that pay no more than their worth: one body met again by
-chance (a set phrase, three words of a small vocabulary) is an echo; a second is a template."""
+"""Copied hemistichs (summed as above) that pay no more than their worth: one echo is chance, a
+second a template."""
 
 FLAW_COST, FLAW_MAX = 0.06, 0.2
-"""One honest flaw of a kept form (``structure.FLAW_RHYME``: a stanza off the form's size, a stanza
-line off its stanza's rhyme) costs at least FLAW_COST of the quality (0.12 of reward): what the
-flawed stanzas took from the sub-scores that see them (FLAW_SUBSCORES) is topped up to FLAW_COST ×
-flaws, at most FLAW_MAX. A sub-score averaged over a poem shrinks one flaw to a few hundredths (a
-mukhammas with a four-line stanza scored 0.99); a floor, not a surcharge, because a poem of many
-flaws has lost more than it there already (the start of a run must stay above rhymed gibberish)."""
-FLAW_SUBSCORES = ("stanza", "contrast", "size", "first")
+"""One honest flaw of a kept form (``structure.FLAW_RHYME``) costs at least FLAW_COST of the quality:
+what the flawed stanzas took from the sub-scores (`Shortfall.lost`) is topped up to FLAW_COST ×
+flaws, at most FLAW_MAX, since a sub-score averaged over a poem shrinks one flaw to a few
+hundredths. A floor, not a surcharge: a poem of many flaws has lost more already."""
 
 WEIGHTS_STROPHIC = {
     "main": 0.26,
@@ -231,15 +184,16 @@ def _fail(reason: str) -> Score:
 
 
 def _clean_refs(references: Any) -> dict[str, str]:
+    """The references with string keys and string or whole-number values, as strings (a boolean as
+    yes or no); anything else is dropped, so no reference can raise."""
     if not isinstance(references, dict):
         return {}
-    out: dict[str, str] = {}
-    for k, v in references.items():
-        if isinstance(k, str) and isinstance(v, str | int | float | bool) and not isinstance(v, float | bool):
-            out[k] = str(v)
-        elif isinstance(k, str) and isinstance(v, bool):
-            out[k] = "yes" if v else "no"
-    return out
+    yes_no = {True: "yes", False: "no"}
+    return {
+        k: yes_no[v] if isinstance(v, bool) else str(v)
+        for k, v in references.items()
+        if isinstance(k, str) and isinstance(v, str | int)
+    }
 
 
 @dataclass(slots=True)
@@ -267,8 +221,15 @@ class Reading:
 
 
 def _script_factor(r: Reading) -> float:
-    """Characters: the asked script's share of the letters, ramped by SCRIPT_RAMP (`_script_gate`)."""
-    return _script_gate(r.poem, r.refs.get("script"))
+    """Characters: the asked script's share of the letters, ramped by SCRIPT_RAMP: the other script's
+    letters cost their share, a line slipped into it included. Without a script in the references
+    either script is accepted, but mixing still costs."""
+    ar, lat = r.poem.arabic_letters, r.poem.latin_letters
+    if not ar + lat:
+        return 0.0
+    asked = r.refs.get("script", "").strip().lower()
+    ours = lat if asked == "arabizi" else ar if asked == "arabic" else max(ar, lat)
+    return ramp(ours / (ar + lat), *SCRIPT_RAMP)
 
 
 def _language_factor(r: Reading) -> float:
@@ -463,11 +424,12 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     sub: dict[str, float] = {}
     pen: dict[str, float] = {}
     if spec.kind == "strophic":
-        weights, weight_sum = _WEIGHTS_NO_REFRAIN if spec.refrain == "none" else _WEIGHTS_REFRAIN
+        weights = _WEIGHTS_NO_REFRAIN if spec.refrain == "none" else WEIGHTS_STROPHIC
         ends = score_strophic(spec, refs, poem, sub, pen)
     else:
-        weights, weight_sum = _WEIGHTS_GSIM if spec.first_half == "shared" else _WEIGHTS_QASIDA
+        weights = WEIGHTS_GSIM if spec.first_half == "shared" else WEIGHTS_QASIDA
         ends = score_bayt(spec, refs, poem, sub, pen)
+    weight_sum = sum(weights.values())
     lines = poem.lines  # a property that builds its list: once per call
     _common_penalties(poem, lines, ends, pen)
     asked = refs.get("script", "").strip().lower()
@@ -492,10 +454,10 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         standard=standard_margin(words) if script == "arabic" else 0.0,
     )
     factors = {f.name: f.measure(reading) for f in FACTORS}
-    base = sum([w * sub.get(k, 0.0) for k, w in weights]) / weight_sum
+    base = sum([w * sub.get(k, 0.0) for k, w in weights.items()]) / weight_sum
     shortfall = ends.shortfall
     if shortfall.flaws:
-        lost = sum([w * shortfall.lost[k] for k, w in weights if k in shortfall.lost]) / weight_sum
+        lost = sum([w * shortfall.lost[k] for k, w in weights.items() if k in shortfall.lost]) / weight_sum
         if (top := min(FLAW_MAX, FLAW_COST * shortfall.flaws) - lost) > 0:
             pen["flaws"] = top
     gates = 1.0
@@ -518,15 +480,7 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
     return Score(reward, out, reason)
 
 
-def _weights(weights: dict[str, float]) -> tuple[tuple[tuple[str, float], ...], float]:
-    """A form's weights in order, with their sum (the same float ``sum(weights.values())`` gives)."""
-    return tuple(weights.items()), sum(weights.values())
-
-
-_WEIGHTS_REFRAIN = _weights(WEIGHTS_STROPHIC)
-_WEIGHTS_NO_REFRAIN = _weights({k: v for k, v in WEIGHTS_STROPHIC.items() if k != "refrain"})
-_WEIGHTS_GSIM = _weights(WEIGHTS_GSIM)
-_WEIGHTS_QASIDA = _weights(WEIGHTS_QASIDA)
+_WEIGHTS_NO_REFRAIN = {k: v for k, v in WEIGHTS_STROPHIC.items() if k != "refrain"}
 
 
 def _unknown_run(words: list[str], known: list[bool]) -> int:
@@ -792,21 +746,3 @@ def _says_twice(words: tuple[str, ...]) -> bool:
     tail echoed)."""
     runs = [words[i : i + SELF_RUN] for i in range(len(words) - SELF_RUN + 1)]
     return len(set(runs)) < len(runs)
-
-
-def _script_gate(poem: Poem, script: str | None) -> float:
-    """Share of letters in the asked script, mapped linearly from SCRIPT_RAMP's zero to its full: the
-    other script's letters cost their share, a line slipped into it included. Without a script in
-    the references either script is accepted, but mixing still costs."""
-    ar, lat = poem.arabic_letters, poem.latin_letters
-    total = ar + lat
-    if total == 0:
-        return 0.0
-    s = (script or "").strip().lower()
-    if s == "arabizi":
-        ratio = lat / total
-    elif s == "arabic":
-        ratio = ar / total
-    else:
-        ratio = max(ar, lat) / total
-    return ramp(ratio, *SCRIPT_RAMP)

@@ -31,8 +31,9 @@ def _key(ln: Line) -> RhymeKey:
 T = TypeVar("T")
 
 
-def _common(keys: list[T]) -> T:
-    """The commonest item (a rhyme, a size), the first seen among equally common ones."""
+def most_common(keys: list[T]) -> T:
+    """The commonest item (a rhyme, a size), the first seen among equally common ones (``Counter``'s
+    answer without building one)."""
     counts: dict[T, int] = {}
     for k in keys:
         counts[k] = counts.get(k, 0) + 1
@@ -56,7 +57,7 @@ def _holds(unit: list[Line], size: int, main: RhymeKey, sung: set[str]) -> bool:
         return False
     keys = [_key(ln) for ln in body]
     inner, last = keys[:-1], keys[-1]
-    rep = _common(inner)
+    rep = most_common(inner)
     if not rep.rawi or not last.rawi:
         return False
     # nearer its own rhyme than the other: a stanza rhyme may share the rawī of the poem-wide one
@@ -129,7 +130,7 @@ def regroup(
     if len(blocks) < 2:
         return blocks
     ends = [_key(b[-1]) for b in (_body(b, sung) for b in blocks) if b]
-    main = _common([k for k in opening + ends if k.rawi] or [rhyme("")])
+    main = most_common([k for k in opening + ends if k.rawi] or [rhyme("")])
     if not main.rawi:
         return blocks
     lo, hi = lines_range
@@ -146,7 +147,7 @@ def regroup(
         size = lo
     else:
         own = [n for b in blocks if lo <= (n := _count(b, sung)) <= hi and _holds(b, n, main, sung)]
-        size = _common(own) if own else lines
+        size = most_common(own) if own else lines
     out: list[list[Line]] = []
     i = 0
     while i < len(blocks):
@@ -183,7 +184,7 @@ def half_lines(blocks: list[list[Line]], size: int) -> list[list[Line]]:
     if size <= 2 or len(blocks) < 2:
         return blocks
     sizes = [len(b) for b in blocks]
-    n = _common(sizes)
+    n = most_common(sizes)
     if n * 2 > size + 1 or (len(set(sizes)) < 2 and n * 2 >= size):
         return blocks
     if not all(len(ln.hemi_words) == 2 for b in blocks for ln in b):

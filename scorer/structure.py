@@ -14,58 +14,44 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from scorer.arabic import RhymeKey, contrast_similarity, rhyme, rhyme_similarity
 from scorer.catalogue import FormSpec
 from scorer.ramp import ramp
 from scorer.refrain import OWN_REFRAIN, heads, is_copy, own_refrain, refrains_of, whole_bayt
-from scorer.stanzas import half_lines, regroup
+from scorer.stanzas import half_lines, most_common, regroup
 from scorer.text import Line, Poem, letters_only
 
+# The form gate's rules (docs/scorer.md, principle 4: "A form is complete or it pays"): each multiplies
+# `Shortfall.gate` by how far the poem falls short; half of what was asked scores <= 0.3.
 SIZE_GATE_FIRST, SIZE_GATE_STEP = 0.6, 0.2
-"""A stanza size outside the form's range multiplies the quality by 0.6 (one line off), 0.4 (two)…:
-a mugef sent for a mukhammas scores ≤ 0.3 however well it rhymes."""
+"""A stanza size outside the form's range: × 0.6 one line off, 0.4 two…"""
 RHYME_GATE_FLOOR = 0.5
-"""A rhyme the form is made of (the poem-wide rhyme; the gsim's first-half rhyme) multiplies the
-quality by min(1, FLOOR + its agreement): without it the poem is half the form (a qasida sent for
-a gsim scores ≤ 0.3); a line or two off it already cost their share of the sub-score and pass."""
+"""A rhyme the form is made of (the poem-wide rhyme; the gsim's first halves'): × min(1, FLOOR +
+its agreement); a line or two off it already cost their share of the sub-score and pass."""
 FLAW_RHYME = 0.7
-"""A flaw of a kept form (``score.py`` charges it: FLAW_COST): a stanza whose size is not the form's
-(the asked size; for the malzuma, whose size is free within a range, the poem's own), and a stanza
-line (a gsim's first half) whose rhyme is not its group's, under FLAW_RHYME with the group's
-representative: the same rawī with another ridf and waṣl (the sinād defect), or less."""
+"""A flaw of a kept form (``score.py`` charges it: FLAW_COST): a stanza off the asked size (the
+malzuma's own), and a stanza line (a gsim's first half) under FLAW_RHYME with its group's rhyme."""
 OPENING_LINES = 2
-"""Lines of an opening (maṭlaʿ): one bayt, on one line or two. A form without one (mugef,
-muthallath, mukhammas, msaddes) whose first stanza is at most this long and rhymes throughout on
-the stanza endings' rhyme opens as a malzuma: its form gate is multiplied by FLOOR + 1 − that
-agreement (0.5 for a malzuma's couplet and four bbbA stanzas sent for a mugef, which then scores
-≤ 0.3), as a malzuma without its opening is half the form. A first stanza with its own rhyme
-agrees at most a third (its last line or half-line of three or four) and passes."""
+"""Lines of an opening (maṭlaʿ): one bayt, on one line or two. A form without one whose first stanza
+is at most this long and rhymes on the stanza endings' rhyme opens as a malzuma: × FLOOR + 1 − that
+agreement."""
 REFRAIN_GATE_FLOOR = 0.5
-"""An asked-for refrain multiplies the quality by FLOOR + (1 − FLOOR) × the share of stanzas that
-carry it: left out, half the form; missing once in five stanzas, 0.9. A refrain the prompt says not
-to write (``references.refrain`` no) is the mirror: FLOOR + (1 − FLOOR) × the share without it."""
+"""An asked refrain: × FLOOR + (1 − FLOOR) × the share of stanzas that carry it; a refrain the prompt
+says not to write, the mirror."""
 STANZA_GATE_FLOOR = 0.5
-"""A strophic form is made of stanza rhymes that differ from the poem-wide rhyme: the quality is
-multiplied by min(1, FLOOR + the stanza sub-score) (internal rhyme × contrast), so one rhyme
-throughout (a qasida's, sent for a mugef) is half the form, and a stanza or two off pass."""
+"""A strophic form's own stanza rhymes: × min(1, FLOOR + the stanza sub-score), so one rhyme
+throughout (a qasida's, sent for a mugef) is half the form."""
 DISTINCT_GATE_FLOOR = 0.5
-"""A form whose prompt asks each stanza for a rhyme that changes from stanza to stanza
-(`FormSpec.rhymes_change`) multiplies the quality by 1 − (1 − FLOOR) × ramp(the share of stanzas
-whose rhyme is the very rhyme of the stanza before, KEPT_RHYME_FREE, 1): one stanza rhyme throughout
-is half the form. Kin rhymes on one rawī (-ārī, -ār, -ūr) changed as asked, and a rhyme that comes
-back after another stanza's did too; the distinct sub-score weighs how far they differ."""
+"""Where the prompt asks each stanza's rhyme to change (`FormSpec.rhymes_change`): × 1 − (1 − FLOOR) ×
+ramp(the share of stanzas keeping the very rhyme of the stanza before, KEPT_RHYME_FREE, 1)."""
 KEPT_RHYME_FREE = 0.5
-"""Up to this share of the stanza changes may keep the rhyme before the gate costs: honest poems of
-the rounds keep it in one change of three (bench/results/redteam-rounds.md, round 23)."""
+"""Honest poems of the rounds keep the rhyme in one stanza change of three (round 23)."""
 CONTRAST_GATE_FLOOR = 0.5
-"""The gsim is made of two rhymes, its first halves' and its second halves': min(1, FLOOR + contrast)
-multiplies the quality, so one rhyme on both halves is half the form."""
+"""The gsim's two rhymes: × min(1, FLOOR + contrast), so one rhyme on both halves is half the form."""
 EXCESS_GATE_FLOOR = 0.5
-"""Stanzas (bayts) past the asked count (``references.stanzas``, else the form's range) are lines the
-prompt did not ask for, as added words are: the quality is multiplied by FLOOR × hi / n (the reward
-at most 0, still ordered by how far past the count the poem runs), beside the padding penalty."""
+"""Stanzas (bayts) past the asked count are lines nobody asked for, as added words are: × FLOOR × asked
+/ written (the reward ≤ 0, still ordered by how far past the count the poem runs)."""
 
 
 @dataclass(slots=True)
@@ -157,20 +143,11 @@ def _cross_mean(
     return sum(values) / (len(a) * len(b))
 
 
-def _most_common(items: list[Any]) -> Any:
-    """``Counter(items).most_common(1)[0][0]`` without building a Counter: the most common item,
-    the first one seen among equally common ones."""
-    counts: dict[Any, int] = {}
-    for x in items:
-        counts[x] = counts.get(x, 0) + 1
-    return max(counts, key=counts.__getitem__)
-
-
 def _rep(keys: list[RhymeKey]) -> RhymeKey:
     """The most common rhyme (rawī, ridf, waṣl) of a group: its representative."""
     if keys.count(keys[0]) == len(keys):
         return keys[0]
-    return _most_common(keys)
+    return most_common(keys)
 
 
 def _off_rhyme(keys: list[RhymeKey]) -> int:
@@ -429,7 +406,7 @@ def score_strophic(
         sub["distinct"] = 1.0 if reps else 0.0
 
     if sizes:
-        mode = _most_common(sizes)
+        mode = most_common(sizes)
         mode = max(mode, 2)
         consistency = sum([max(0.0, 1.0 - abs(s - mode) / mode) for s in sizes]) / len(sizes)
         klo, khi = spec.lines_range

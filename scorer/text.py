@@ -1,21 +1,13 @@
 """From a model response to a poem: extraction, clean-up and splitting.
 
-The policy answers with Gemini ``Content`` (thought parts and text parts) or, outside Vertex, with a
-plain string or chat messages. Only non-thought text counts. Around the poem a model may put a
-title, Markdown, code fences, labels ("Stanza 1:", "الردة:") or prose ("Here is your poem:");
-these are set aside so they cannot break the rhyme reading, and counted per kind (`Poem.dropped`): the
-reward holds a poem with words that are not the poem at or under 0, and costs another layout a little
-(scorer/score.py). Stanzas are blank-line separated; hemistichs are separated by ``**``,
-``*``, ``…``, ``...``, a tab, ``|``, three or more spaces, or any mark the poem uses so (`scorer.caesura`).
-
-Layout is read, not taken for content (docs/scorer.md, "Layout is not content"): ``<br>`` is a
-newline; a stanza number alone on a line (``1.``, ``(1)``, ``IV.``) is a stanza break; a blank line
-after every line is line spacing, not a stanza per line; a title directly above the poem and a
-signature under it are set aside; Markdown bold or italics inside a line are removed before ``**`` is
-read as a caesura; and a line may mark
-its caesura with one softer separator (`` / ``, `` - ``, ``—``, ``،``, ``؛``, ``,`` or two spaces),
-kept aside as ``Line.soft`` for the places that expect two halves (bayts, the malzuma opening),
-since inside an ordinary line a comma is only a comma.
+Only non-thought text counts. Stanzas are blank-line separated; hemistichs are separated by ``**``
+or another mark (`scorer.caesura`). What a model may put around the poem (a title, Markdown, code
+fences, labels, prose, a signature) is set aside so that it cannot break the rhyme reading, and
+counted per kind in `Poem.dropped`: the reward holds words that are not the poem at or under 0 and
+costs another layout a little (`scorer.score`). What is read as layout, and what each costs, is
+docs/scorer.md's "Layout is not content"; a soft separator (`` / ``, `` - ``, ``،``, two spaces) is
+kept aside as ``Line.soft`` for the places that expect two halves, since inside an ordinary line a
+comma is only a comma.
 """
 
 from __future__ import annotations
@@ -184,7 +176,6 @@ class Poem:
 
     blocks: list[list[Line]] = field(default_factory=list)
     prose_chars: int = 0
-    poem_chars: int = 0
     overlong: bool = False
     arabic_letters: int = 0
     latin_letters: int = 0
@@ -508,7 +499,6 @@ def parse_poem(text: str) -> Poem:
         drop_title(blocks, marked, dropped)
     poem.blocks = [b for b in blocks if b]
     joined = "\n".join([ln.text for b in blocks for ln in b])
-    poem.poem_chars = len(joined)
     poem.arabic_letters = _count_arabic_letters(joined)
     # the ASCII letters: the ASCII bytes without the others
     poem.latin_letters = len(joined.encode("ascii", "ignore").translate(None, NOT_LATIN_BYTES))

@@ -1,56 +1,15 @@
-"""Which Arabic variety (or which Latin-script language) is a poem written in? Tunisian Derja or not.
+"""Which Arabic variety (or Latin-script language) a poem is written in: Tunisian Derja or not.
 
-The language gate (``scorer/lexicon.py``) only asks whether words are *words*: MSA, Moroccan,
-Egyptian, Levantine, even French written in Arabic letters pass it. Drift to MSA, the base model's
-register for poetry, is the likeliest slow reward hack, so the reward needs to know the variety.
+The language gate only asks whether words are words, and MSA, Moroccan, Egyptian or Levantine pass
+it; drift to MSA, the base model's register for poetry, is the likeliest slow hack. The method is in
+docs/scorer.md, "Varieties": marker lexicons per variety (``lexicon/varieties/<script>/``), the
+morphology votes of ``scorer.morphology``, in Latin script the classifier's votes (``scorer.ngrams``)
+added to the markers', and evidence of another dialect or of MSA that Derja markers do not cancel
+(``foreign_gate``).
 
-Method (docs/scorer.md, "Varieties"): **distinctive marker lexicons**. Each variety has a list of
-function words and morphology that mark it (negation, demonstratives, interrogatives, future and
-progressive markers, pronouns, possessives, common adverbs and verb forms) in
-``lexicon/varieties/<script>/<variety>.txt``. A marker several varieties list
-splits its weight evenly between them: it tells nothing between them but is evidence against the
-rest (مش is Tunisian, Egyptian and Levantine, never MSA or Moroccan); ``shared.txt`` names words
-that count for nobody. Morphology rules vote for words no table lists: in Arabic script an
-imperfect verb with the plural ``-ūn`` (يكتبون, تعرفون) is MSA; a verb plural in ``-āw`` / ``-īw``
-/ ``-ū`` (مشاو, يبنيو, نكتبو) is Maghrebi (Tunisian or Moroccan); a ``ما…ش`` negation (ماعادش) is
-Tunisian, Moroccan or Egyptian; ``انا`` before an ``n-`` imperfect (انا نحلم) is the Maghrebi first
-person singular. Latin script looks a word up by its lower-cased spelling first (Tunisian
-``hedha``, ``3lech`` are spelled apart from Moroccan ``hada``, ``3lach``), then by the scorer's
-phonetic fold (``arabizi_fold``), then by its ending (``-ech`` Tunisian; ``-ou``, ``-iw``, ``-aw``,
-``-ouch`` verbs Maghrebi; ``ana``/``ena`` + ``n-`` as in Arabic); a word with Maltese letters
-(ħ ġ ż ċ, so għ too) is Maltese. Algerian and Libyan, Maghrebi like Derja, have lists of their own
-words only: a word Tunisians also say is listed for both (split) or for neither, and the morphology
-votes above stay Tunisian's and Moroccan's (extending them would thin every Derja poem's evidence).
-
-Latin script also hears every word: a character n-gram classifier (``scorer.ngrams``, trained on
-real Arabizi, French, English and Maltese text credited in ``lexicon/varieties/model/NOTICE.md``)
-adds each distinct word's vote (READ_WEIGHT) to the markers', because Arabizi Derja written in
-words no list holds, or Algerian written in Tunisian-looking ones, fooled the lists; its Tunisian
-reading proves a marker-free poem Derja when it outweighs the others together. Arabic script keeps
-markers only in the verdict (READ_SCRIPTS) and uses its model for one check here: a marker read
-behind و/ف counts only if the whole word is at least as likely in the marker's varieties as in
-Tunisian (وجوه 'faces' is no و + Egyptian جوه); ``scorer.score``'s ``standard`` factor reads the
-words as a whole against MSA with it. A shadda in the raw text keeps Derja
-لمّ apart from MSA's لم (SHADDA_APART).
-
-The verdict counts marker weight per variety: the variety with the most wins; Tunisian wins a tie
-only with a marker of its own (a tie of shared markers alone is ``unknown``), and a text with no
-marker at all is ``unknown``. ``derja`` is Tunisian's share of the weight of Tunisian and its
-strongest rival, with a prior of one marker split evenly: ``unknown`` is 0.5, one lone Tunisian
-marker 0.75, one lone MSA marker 0.25; above 0.5 exactly when Tunisian leads. Another dialect's
-evidence is not cancelled by Derja's (برشا, توّا sprinkled into an Egyptian, Moroccan or Iraqi
-poem): ``foreign_gate`` falls to 0 when one other dialect's own markers (words Tunisian does not
-share, each once) reach FOREIGN_DOSE, and the verdict then names that dialect; MSA's own forms
-(``scorer.msa``: الذي, سوف, the أ- first person read before folding) past MSA_DOSE do the same.
-
-Cost: one C-level ``map`` over the words through a per-word cache (a run's vocabulary repeats,
-as for the lexicon's lookups); a word met for the first time costs a table lookup or two (clitic
-forms و/ف/w- are in the tables), an ``endswith`` for the morphology rules, for Latin a ``lower()``
-and, on a spelling miss, the (cached) fold; a poem holding the pronoun
-(انا, ana) adds one C-level pass that picks the words after it; a Latin-script poem adds one cached
-vote per distinct word. The marker tables load at import; a classifier's table is read on its
-script's first use (``ngrams.load``, cached), never at import. No randomness; sums run in the
-words' order, never a set's (the same float whatever PYTHONHASHSEED).
+Cost: one C-level ``map`` over the words through a per-word cache (a run's vocabulary repeats); the
+marker tables load at import, a classifier's table on its script's first use. No randomness; sums run
+in the words' order, never a set's (the same float whatever PYTHONHASHSEED).
 """
 
 from __future__ import annotations
@@ -124,24 +83,18 @@ FIRST_PERSON_WEIGHT = 1.0
 any letter but a: ena nel3eb, ana n7lem, not the participles nayem, nazel): the Maghrebi first person
 singular; in MSA and the Mashriq ``n-`` is "we" (انا أحلم, انا بحلم). Tunisian or Moroccan."""
 FOREIGN_DOSE: dict[str, tuple[float, float]] = {"arabic": (1.0, 2.0), "arabizi": (2.0, 3.0)}
-"""Evidence of another variety is not cancelled by Derja evidence (an Egyptian, Moroccan, Levantine
-or Iraqi poem with برشا, توّا swapped in would otherwise lead as Derja). Per script (free, zero):
-the weight of one other dialect's markers that Tunisian does not share, each word once, up to
-``free`` costs nothing, and the variety gate (``foreign_gate``) falls linearly to 0 at ``zero``.
-Measured on the genuine, harmless and imperfect poems of `tests/redteam_rounds/` and the samples: none
-carries more than 1 in Arabic script (وراه, مزيانة) or 2 in Arabizi (7alwa + ha, waš + 8a, hala +
-badna: Arabizi spelling meets other dialects' words more often); it touches no TArC sentence. A word
-only rival dialects share (zouina: Moroccan, Algerian) counts whole for each, half with French (le)."""
+"""Evidence of another variety is not cancelled by Derja evidence (برشا, توّا swapped into an Egyptian
+poem). Per script (free, zero): the weight of one other dialect's markers that Tunisian does not
+share, each word once, costs nothing up to ``free`` and takes ``foreign_gate`` to 0 at ``zero``.
+Arabizi's free spelling meets other dialects' words more often, hence its higher dose (docs/scorer.md,
+"Foreign evidence")."""
 FOREIGN_EXEMPT = frozenset({DERJA, "msa", "french", "english"})
 """Varieties whose markers FOREIGN_DOSE does not count (they still weigh in the Derja share): MSA,
-because Derja poetry borrows its particles (a genuine poem of the suite carries اذا, ربما, قد, حين,
-كلا at 60 words); French and English, because Tunisians switch into them mid-line (mon amour,
-nos, the: genuine Arabizi poems of the suite carry them)."""
+whose particles Derja poetry borrows (اذا, ربما, قد), and French and English, which Tunisians switch
+into mid-line (mon amour)."""
 MSA_DOSE: dict[str, tuple[float, float]] = {"arabic": (1.0, 2.0), "arabizi": (1.0, 2.0)}
-"""MSA's own evidence (``scorer.msa``: الذي, سوف, لن, ليس, the أ- first person, -ūn verbs; Latin
-allathi, laysa, aktubu), each distinct form once, is not cancelled by Derja markers either (برشا,
-ديما sprinkled into an MSA poem): (free, zero) as FOREIGN_DOSE, the gate the smaller of the two.
-No genuine, harmless or imperfect poem of the suite nor a sample carries more than 1."""
+"""MSA's own evidence (``scorer.msa``), each distinct form once, is not cancelled by Derja markers
+either: (free, zero) as FOREIGN_DOSE, the gate the smaller of the two."""
 PRONOUN_I: dict[str, frozenset[str]] = {
     "arabic": frozenset({"انا", "وانا", "فانا"}),
     "arabizi": frozenset({"ana", "ena", "eni", "wana", "wena"}),
@@ -152,17 +105,14 @@ _LATIN_I = frozenset(f(w) for w in PRONOUN_I["arabizi"] for f in (str.lower, str
 """As the words come (case kept): lower-casing every word of a poem to find one would cost more
 than the lookups."""
 READ_SCRIPTS = frozenset({"arabizi"})
-"""Scripts whose verdict adds the classifier's votes (``scorer.ngrams``) to the markers'. In Latin
-script Derja's spelling sets it apart (the Tunisian vote is 0.43 of all on the median genuine poem
-of tests/redteam_rounds), so its reading alone proves a text Derja (``Variety.counts``). Arabic
-script keeps markers only: its model reads poems weakly (Tunisian vote share 0.26 on the median
-genuine Derja poem, 0.21 on word salads and lists of Derja words); it checks a marker read behind
-a clitic (`_clitic_confirmed`), and ``scorer.score`` reads its margin against MSA."""
+"""Scripts whose verdict adds the classifier's votes (``scorer.ngrams``) to the markers'. Derja's
+Latin spelling sets it apart, so there its reading alone proves a text Derja (``Variety.counts``).
+The Arabic-script model's votes read a poem weakly (a genuine poem and a salad of Derja words vote
+alike); it checks a marker behind a clitic (`_clitic_confirmed`) and gives ``scorer.score`` its
+margin against MSA."""
 READ_WEIGHT = 1.0
-"""What the classifier's vote of one word (at most 1) weighs against one marker. Chosen between 0.5
-and 1 on the development half of ``bench/data/varieties`` and the genuine poems of
-``tests/redteam_rounds``: with the model's vote threshold (``ngrams.VOTE_FROM``) only words it is
-sure of vote, and a whole vote reads more of the other varieties right."""
+"""What the classifier's vote of one word (at most 1) weighs against one marker: only words the model
+is sure of vote (``ngrams.VOTE_FROM``), so a whole vote reads more of the other varieties right."""
 CLOSE = 0.3
 """A lead under this weight names no variety (``unknown``) unless it is Derja's with a marker of its
 own, or comes from markers alone: the classifier's votes on a two-line text are a few tenths, and

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bench import build_lexicon
 from bench.bench_lexicon import (
     arabic_consonants,
     arabic_three_consonants_ar,
@@ -20,7 +21,7 @@ from bench.bench_lexicon import (
 )
 from bench.bench_lexicon import coverage as corpus_coverage
 from redteam import random_arabic, random_latin
-from scorer import build_lexicon, lexicon
+from scorer import lexicon
 from scorer.arabic import normalize_arabic
 from scorer.score import score
 from scorer.text import parse_poem
@@ -52,7 +53,7 @@ def test_lexicon_files_are_reproducible(tmp_path: Path) -> None:
     assert build_lexicon.main(["--out", str(tmp_path)]) == 0
     for f in (lexicon.ARABIC_FILE, lexicon.ARABIZI_FILE):
         assert (tmp_path / f.name).read_bytes() == f.read_bytes(), (
-            f"{f.name}: run python -m scorer.build_lexicon"
+            f"{f.name}: run python bench/build_lexicon.py"
         )
 
 

@@ -16,8 +16,6 @@ from tunifolk import image
 
 ROOT = Path(__file__).resolve().parent.parent
 SCORER = ROOT / "scorer"
-DEV_TOOLS = {"build_lexicon.py"}
-"""Not run by the served image (build_lexicon.py writes the lexicon on a developer's machine)."""
 IMPORT_NAMES = {
     "uvicorn": "uvicorn",
     "uvloop": "uvloop",
@@ -63,7 +61,7 @@ def test_every_pin_is_known_and_used() -> None:
     """Each pin is imported, or named as uvicorn's loop or parser (``loop="uvloop"``)."""
     pins = _pins()
     assert pins <= set(IMPORT_NAMES), f"scorer/requirements.txt pins {sorted(pins)}; update IMPORT_NAMES"
-    image = [p for p in SCORER.glob("*.py") if p.name not in DEV_TOOLS]
+    image = [p for p in SCORER.glob("*.py")]
     used = set().union(*(_imported_roots(p) | _strings(p) for p in image))
     unused = sorted(p for p in pins if IMPORT_NAMES[p] not in used)
     assert not unused, f"pinned for the image, used by none of its modules: {unused}"
@@ -77,9 +75,7 @@ def test_every_locked_package_is_known() -> None:
 
 def test_the_image_imports_only_its_lock_and_the_stdlib() -> None:
     allowed = set(sys.stdlib_module_names) | {"scorer"} | {IMPORT_NAMES[p] for p in _locked(LOCKS["serve"])}
-    strays = {
-        p.name: sorted(_imported_roots(p) - allowed) for p in SCORER.glob("*.py") if p.name not in DEV_TOOLS
-    }
+    strays = {p.name: sorted(_imported_roots(p) - allowed) for p in SCORER.glob("*.py")}
     assert not any(strays.values()), f"imports the image does not install: {strays}"
 
 

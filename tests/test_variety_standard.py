@@ -1,7 +1,8 @@
 """MSA written around the markers is still MSA (issue 34, principle 4; docs/scorer.md, "Arabic
-script: the words as a whole"): the `standard` factor reads every word of an Arabic-script poem with
-the variety classifier (`scorer.ngrams.Model.margin` against MSA), so an MSA poem with one or two
-Derja words (باش, برشة) scores at most 0, while genuine Derja poems keep the factor whole."""
+script: the words as a whole"): the `standard` factor reads every word of an Arabic-script poem
+with the variety classifier (`scorer.score.standard_margin`: `scorer.ngrams.Model.ratios` against
+MSA), so an MSA poem with one or two Derja words (باش, برشة) scores at most 0, while genuine Derja
+poems keep the factor whole."""
 
 from __future__ import annotations
 
