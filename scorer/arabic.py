@@ -407,18 +407,16 @@ def rhyme_similarity(a: RhymeKey, b: RhymeKey) -> float:
 @functools.lru_cache(maxsize=16384)
 def contrast_similarity(a: RhymeKey, b: RhymeKey) -> float:
     """:func:`rhyme_similarity` where two rhymes must differ (a stanza's own rhyme and the poem-wide
-    one, two stanzas' rhymes, a gsim's two halves): a restricted rhyme without a ridf (the rawī
-    alone, sākin: يكبر, تكسّر, sabr) and one with a ridf before the same rawī (الدار, نسير) are two
-    rhymes (see ``BARE_AND_RIDF``), though as a poem's one rhyme they still half-agree (0.7)."""
-    if a.rawi == b.rawi and not a.wasl and not b.wasl and (not a.ridf) != (not b.ridf):
-        return BARE_AND_RIDF
+    one, two stanzas' rhymes, a gsim's two halves): on one rawī and one waṣl, two ridfs (none, ā, or
+    ī/ū, which a rhyme may alternate) are two rhymes (see ``OTHER_RIDF``), though as a poem's one
+    rhyme they still half-agree (0.7)."""
+    if a.rawi == b.rawi and a.wasl == b.wasl and a.ridf != b.ridf:
+        return OTHER_RIDF
     return similarity(a, b)
 
 
-BARE_AND_RIDF = 0.0
-"""How far a bare restricted rhyme (-Car, no long vowel before the rawī) is the same rhyme as a
-ridf one on its rawī (-ār, -īr) where the two must differ. The ridf is part of the qāfiya: a poem
-whose rhyme drops or gains it commits sinād al-ridf (so agreement keeps 0.7, the defect), and in a
-stanza poem they are the two rhymes a poet sets against each other: a muthallath whose tercets end
-on يكبر / تكسّر / تتجذّر under stanza rhymes الخير / نسير or الدار / أخبار keeps those stanzas'
-contrast whole (scored as the same rhyme at 0.7, they would lose 0.7 of it)."""
+OTHER_RIDF = 0.0
+"""How far two rhymes on one rawī that differ in their ridf alone (-Car, -ār, -īr; -āb, -īb) are one
+where they must differ. The ridf is part of the qāfiya: as one rhyme they commit sinād al-ridf (0.7),
+and in a stanza poem they are two rhymes a poet sets against each other (الباب / الأحباب stanzas
+under a mugef on -īb)."""

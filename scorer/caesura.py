@@ -22,11 +22,9 @@ from scorer.lexicon import is_arabic_word
 
 CONSISTENT = 0.5
 """Share of the poem's non-blank lines that must carry one separator run, the same, once, for it to
-be the poem's caesura mark. A poem that parts its bayts with a separator carries it on every line
-(6 or 8 of 6 or 8); a title and a signature line leave 8 of 10; a malzuma whose opening alone has a
-caesura (1 of 20) keeps the soft reading. No genuine or harmless case of `tests/redteam_rounds/`
-nor a sample reaches it with a poem's own punctuation (a spaced ``!`` or ``؟`` in half the lines
-would; none does)."""
+be the poem's caesura mark: a poem that parts its bayts so carries it on every line, a malzuma whose
+opening alone has a caesura (1 of 20) keeps the soft reading, and no honest poem's own punctuation
+reaches it."""
 TATWEEL_RUN = 3
 """A run of this many tatweels (U+0640) or more is a separator run: a kashida stretching a letter
 inside a word is one or two, and when it is longer it stretches a word here and there, never the

@@ -300,6 +300,15 @@ def _arabic_stem_ok(clitic: str, verb: str, stem: str) -> bool:
     return stem in ARABIC_COMMON
 
 
+def unstretched(word: str) -> str:
+    """A normalised Arabic-script word that no common word spells, with each run of a letter once
+    (فيين, واايد: a letter repeated stretches a word as tatweel does); common words keep theirs (اللي)."""
+    if word in ARABIC_COMMON:
+        return word
+    single = single_letters(word)
+    return single if len(single) < len(word) else word
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def is_arabic_word(word: str) -> bool:
     """A normalised Arabic-script token is a word of Derja/MSA (see the module doc)."""

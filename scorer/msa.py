@@ -1,10 +1,9 @@
 """MSA's own evidence, which Derja markers do not cancel (principle 3; docs/scorer.md, "MSA's own
 evidence").
 
-A Modern Standard Arabic poem with برشا, ديما, نستنّاك sprinkled in has Derja markers enough to
-outweigh MSA's particles, and the variety gate alone would pay it. ``scorer.variety`` exempts MSA's particles
-from its foreign dose because Derja poetry borrows them (حين, اذا, ربما, قد, كلا), so this module
-counts only what Derja does not say, each distinct form once:
+MSA with برشا, ديما sprinkled in outweighs MSA's particles, which Derja poetry borrows (حين, اذا, قد)
+and ``scorer.variety`` does not count against it; this module counts only what Derja does not say,
+each distinct form once:
 
 - the words of ``lexicon/varieties/<script>/msa_own.txt`` (الذي, سوف, لن, لم, ليس, ذلك; Latin
   allathi, sawfa, laysa, aktubu), and MSA content words Derja says with its own (ينتظر for يستنى,

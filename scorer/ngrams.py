@@ -36,8 +36,7 @@ TEMPERATURE = 16.0
 (each letter is in up to ten of them), so their sum overstates the evidence. A high temperature
 quiets the words every variety says (their margins are a few nats: love and night words lean to
 whichever corpus talks of them most) far more than the words one variety owns (margins of tens of
-nats). Chosen with VOTE_FROM among 4, 8 and 16 on the development half of ``bench/data/varieties`` and the
-genuine poems of ``tests/redteam_rounds``."""
+nats). Chosen with VOTE_FROM among 4, 8 and 16 on ``bench/data/varieties``'s development half."""
 VOTE_FROM = 0.25
 """A word votes for a variety with the part of its posterior above this, rescaled so a certain word
 votes 1: a word the model is unsure of (a poem's common words, posteriors of 0.2–0.3 spread over

@@ -33,10 +33,9 @@ DIR = Path(__file__).resolve().parent / "lexicon" / "order"
 KAPPA = 2.0
 """Weight of the shape-level model in a word pair's estimate (pseudo-counts)."""
 EVIDENCE = 10.0
-"""Corpus tokens at which a class pair's PMI is trusted half (pseudo-counts): the PMI of a pair whose
-rarer class has n tokens is weighted n / (n + EVIDENCE), the rest is its shape pair's (docs/scorer.md,
-"Word order"). Tried 5, 10, 15, 30: at 5 a genuine sample gains less than the ramp's full, at 15
-and 30 more shuffled cheats of `tests/redteam_rounds/` are paid."""
+"""Corpus tokens at which a class pair's PMI is trusted half: the PMI of a pair whose rarer class has
+n tokens is weighted n / (n + EVIDENCE), the rest is its shape pair's. Lower, genuine poems gain
+less; higher, more shuffles are paid."""
 START = "<s>"
 MIN_WORDS = 3
 """A line (hemistich) is judged from this many words: two words have one order that matters."""
@@ -358,10 +357,8 @@ negation and the relative; with a clitic before the article (بال, فال, ل�
 (:func:`shape`) they join a line's words. The bare article does not: it marks a noun, and a list of
 names has it (القيروان). Arabic as the scorer reads it (``normalize_arabic``)."""
 GLUE_RAMP = (0.35, 0.6)
-"""The glue gate on the share of lines with glue: (zero, full). Every genuine poem of
-`tests/redteam_rounds/` and data/samples has glue in 0.69 of its lines or more (Arabizi 0.79; median
-0.96 and 1.0); word salad drawn by bench/order_salad.py in 0-0.11 on the median, 0.42 at most
-(docs/scorer.md, "Word order")."""
+"""The glue gate on the share of lines with glue (zero, full): genuine poems stand far above it, word
+salads under it (docs/scorer.md, "Word order")."""
 GLUE_PRIOR_LINES = 2
 """The share is counted as if this many more lines had glue: a few lines are weak evidence (a short
 poem, or one stanza left among babble, is not gated on a line or two without glue)."""
@@ -401,10 +398,8 @@ def glue_gate(lines: list[list[str]], script: str) -> float:
 
 
 LIST_RAMP = (0.35, 0.5)
-"""The list gate on the share of lines that are enumerations: (full, zero). No honest poem of
-`tests/redteam_rounds/` (genuine, harmless, imperfect, wrong form) nor a sample has more than 0.17 of
-its lines so (median 0); the inventories of nouns, towns or months laid out in forms there have
-0.58-1.0 (docs/scorer.md, "Word order": lists)."""
+"""The list gate on the share of lines that are enumerations (full, zero): honest poems stand under it,
+inventories of nouns, towns or months over it (docs/scorer.md, "Word order")."""
 LIST_PRIOR_LINES = 2
 """The share is counted as if this many more lines were no list: one stanza is weak evidence."""
 LIST_AND_SHARE = 0.6

@@ -20,9 +20,10 @@ HEAD_WORDS = 12
 
 
 def same_line(a: str, b: str) -> bool:
-    """Equal, or a near-verbatim copy: a refrain with a letter or two changed is still the
-    refrain. Measured as common prefix + common suffix ≥ 90 % of the longer line (a cheap edit
-    proxy; one substitution or insertion keeps it high)."""
+    """Equal, or a near-verbatim copy: a refrain with a letter or two changed is still read as the
+    refrain, so its lines are no stanza lines (``structure`` pays only the words as asked).
+    Measured as common prefix + common suffix ≥ 90 % of the longer line (a cheap edit proxy; one
+    substitution or insertion keeps it high)."""
     if a == b:
         return True
     la, lb = len(a), len(b)

@@ -437,7 +437,8 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         asked = ""
     script = asked or ("arabizi" if poem.latin_letters > poem.arabic_letters else "arabic")
     words = [w for ln in lines for w in ln.words]
-    segments = [h for ln in lines for h in ln.hemi_words]
+    # a bayt is read as its two halves, parted by ` ** ` or a soft separator, as the form reads it
+    segments = [h for ln in lines for h in (ln.halves if spec.kind == "bayt" else ln.hemi_words)]
     reading = Reading(
         raw=raw,
         poem=poem,

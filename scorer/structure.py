@@ -253,6 +253,7 @@ def score_strophic(
     opening_keys: list[str] = []  # their letters (`letters_only`)
     refrain_texts: list[str] = []
     refrain_heads: frozenset[str] = frozenset()
+    paid_heads: frozenset[str] = frozenset()  # heads sung as the refrain asked (see below)
     stray = 0
     if spec.opening:
         b0 = blocks.pop(0)
@@ -277,6 +278,8 @@ def score_strophic(
         bayt = "".join(opening_keys)
         refrain_texts = [letters_only(" ".join(halves[0])), first.key, bayt]
         refrain_heads = heads(first.words)
+        if len(halves) < 2:  # the opening on two lines: its first line's first half is sung too
+            paid_heads = refrain_heads
         if rest:
             blocks.insert(0, rest)
 
@@ -324,25 +327,29 @@ def score_strophic(
     stanza_groups: list[list[RhymeKey]] = []
     sizes: list[int] = []
     refrain_ok = 0
+    refrain_paid = 0  # stanzas closing on the refrain the prompt asks, word for word
     refrain_extra = 0
     refrain_credit = 1.0
     end_words: list[str] = [w[-1] for w in opening[1:] if w]  # hemistich 1 is the refrain source
     segs_all: list[list[str]] = list(opening)
     lines_all: list[Line] = []
     refrains = refrains_of([r for r in refrain_texts if r])
+    exact = {r for r, *_ in refrains}  # a near copy, or a head of a half-line, is read but not paid
     own = None
     head: tuple[int, list[RhymeKey]] | None = None  # the first stanza's lines and rhymes
     if refrain_mode != "no" and refrain_texts:
         own = own_refrain(blocks, refrain_heads, refrains, main_keys, 0.6 * len(refrain_texts[0]))
     if own is not None:
         refrain_heads, refrains = frozenset(), refrains_of([own])
-        refrain_credit = OWN_REFRAIN
+        refrain_credit, exact = OWN_REFRAIN, {own}
     for block in blocks:
         lines = list(block)
         if refrain_texts:
             flags = [ln.key in refrain_heads or is_copy(ln.key, refrains) for ln in lines]
             if flags and flags[-1]:
                 refrain_ok += 1
+                closing = lines[-1].key
+                refrain_paid += closing in paid_heads or letters_only(closing) in exact  # ed-dar: eddar
                 flags[-1] = False
                 lines = lines[:-1]
                 flags = flags[:-1]
@@ -437,11 +444,12 @@ def score_strophic(
         shortfall.flaw(rhyme_flaws, stanza=share, contrast=share)
 
     if spec.refrain != "none":
-        share = refrain_credit * refrain_ok / n if n else 0.0
+        share = refrain_credit * refrain_paid / n if n else 0.0
         if refrain_mode == "yes":
             sub["refrain"] = share
             shortfall.gate_by(REFRAIN_GATE_FLOOR + (1.0 - REFRAIN_GATE_FLOOR) * share)
         elif refrain_mode == "no":
+            share = refrain_ok / n if n else 0.0  # any refrain sung is one the prompt did not ask
             sub["refrain"] = 1.0 - 0.5 * share
             shortfall.gate_by(1.0 - (1.0 - REFRAIN_GATE_FLOOR) * share)
         else:

@@ -324,6 +324,8 @@ def parse_poem(text: str) -> Poem:
     if _has_any(text, "\r\u2028\u2029\x85\x0b\x0c"):  # _NEWLINES' characters
         text = _NEWLINES.sub("\n", text)
     text = bound_spaces(normalize_arabic(mark_caesura(text)))
+    if "-" in text:
+        text = _PROCLITIC_APART.sub(r"\1", text)
     if "<" in text:
         n = len(text)
         text = drop_thinking(text)
@@ -527,6 +529,8 @@ def _unfold_slashed(raw_lines: list[str]) -> list[str]:
 
 
 _SPLIT_CHAR = re.compile("[*…\t|\u3000⁂]")
+_PROCLITIC_APART = re.compile(r"(?<![^\W_])([bfwlkdBFWLKD])-(?=[^\W_])")
+"""An Arabizi one-letter proclitic hyphenated to its word (``b-a3ref``, ``f-een``) is read joined."""
 
 
 _IN_1256 = {c: c.encode("cp1256", "ignore") for c in ARABIC_LETTERS}  # each letter's byte, or none

@@ -24,7 +24,7 @@ from typing import NamedTuple
 from scorer import msa as _msa
 from scorer import ngrams
 from scorer.arabic import arabizi_fold, normalize_arabic
-from scorer.lexicon import WordTable
+from scorer.lexicon import WordTable, unstretched
 from scorer.morphology import (
     MSA_VOTE,
     NEGATION_VOTE,
@@ -66,18 +66,16 @@ VARIETIES: dict[str, tuple[str, ...]] = {  # DERJA first
 }
 """The varieties told apart in each script; the first is Derja, ties between others go by order."""
 PRIOR = 3.0
-"""Marker weight of the prior in ``derja``: half for Derja, half against. A poem's Derja share moves
-from 0.5 only as markers add up: one word of another variety (a borrowing, a name) does not decide,
-two or three begin to."""
+"""Marker weight of the prior in ``derja``, half for Derja, half against: one word of another variety
+(a borrowing, a name) does not decide, two or three begin to."""
 MAX_MARKERS = 12
 """Markers kept in the result (for the reason string); the counts see every one."""
 AR_CLITICS = ("و", "ف")
 LATIN_CLITICS = ("w", "ou")
 MALTESE_LETTERS = frozenset("ħġżċ")
 FOLDED = frozenset({"tunisian", "moroccan", "egyptian", "levantine", "algerian", "libyan"})
-"""Latin varieties also matched by the phonetic fold: Arabizi has no fixed spelling. French,
-English and Maltese are matched by spelling only: folded, their words meet Tunisian ones (Maltese
-``lil`` 'to' is Derja ``lil`` 'night'; English ``been`` folds to Derja ``bin`` 'between')."""
+"""Latin varieties also matched by the phonetic fold (Arabizi has no fixed spelling); French, English
+and Maltese by spelling only: folded, their words meet Derja's (Maltese ``lil`` 'to', Derja 'night')."""
 FIRST_PERSON_WEIGHT = 1.0
 """``انا`` (I) before an imperfect in ``n-`` (انا نحلم, انا نستناك; Latin ``ana``/``ena`` before ``n`` and
 any letter but a: ena nel3eb, ana n7lem, not the participles nayem, nazel): the Maghrebi first person
@@ -102,8 +100,7 @@ PRONOUN_I: dict[str, frozenset[str]] = {
 """The first person pronoun (with و/ف, w-) that FIRST_PERSON_WEIGHT looks for before an n- verb."""
 _I = PRONOUN_I["arabic"]
 _LATIN_I = frozenset(f(w) for w in PRONOUN_I["arabizi"] for f in (str.lower, str.capitalize, str.upper))
-"""As the words come (case kept): lower-casing every word of a poem to find one would cost more
-than the lookups."""
+"""As the words come (case kept): lower-casing every word to find one would cost more."""
 READ_SCRIPTS = frozenset({"arabizi"})
 """Scripts whose verdict adds the classifier's votes (``scorer.ngrams``) to the markers'. Derja's
 Latin spelling sets it apart, so there its reading alone proves a text Derja (``Variety.counts``).
@@ -115,16 +112,14 @@ READ_WEIGHT = 1.0
 is sure of vote (``ngrams.VOTE_FROM``), so a whole vote reads more of the other varieties right."""
 CLOSE = 0.3
 """A lead under this weight names no variety (``unknown``) unless it is Derja's with a marker of its
-own, or comes from markers alone: the classifier's votes on a two-line text are a few tenths, and
-a text its words leave at a near tie is not read as any variety (its Derja share stays near 0.5)."""
+own, or comes from markers alone: a two-line text's votes are a few tenths."""
 READ_MIN = 0.5
 """A text with no marker is ``unknown`` unless the classifier's votes reach this (times READ_WEIGHT)."""
 
 
 Hit = tuple[Vote, str]
 """A table entry: the marker's vote and its label for the reason (``word:variety``, ``a+b`` when
-shared). The tables map a word to its Hit, so ``filter(None, map(table.get, words))`` finds a
-poem's markers without a Python loop per word."""
+shared); ``filter(None, map(table.get, words))`` finds a poem's markers without a Python loop."""
 
 
 class Variety(NamedTuple):
@@ -135,18 +130,14 @@ class Variety(NamedTuple):
     derja: float
     """Tunisian's share of Tunisian + its strongest rival's marker weight, with PRIOR: in (0, 1),
     0.5 when nothing was found or on a tie, above 0.5 exactly when Tunisian leads."""
-    evidence: float
-    """The sum of ``counts``."""
     counts: dict[str, float]
-    """Marker and classifier weight per variety. Tunisian's holds the classifier's Tunisian vote
-    only when it outweighs the votes of every other variety together (the classifier reads the text
-    as Derja, not merely as leaning to it): ``scorer.score`` treats a text with no Tunisian weight
-    at all as unproven, and a marker-free Derja text the classifier reads as Derja is proven."""
+    """Marker and classifier weight per variety. Tunisian's holds the classifier's Tunisian vote only
+    when it outweighs every other variety's together: ``scorer.score`` treats a text with no Tunisian
+    weight at all as unproven, and one the classifier reads as Derja is proven."""
     markers: tuple[str, ...]
     """Up to MAX_MARKERS markers found, ``word:variety`` (``a+b`` when shared), for the reason."""
     foreign: float = 0.0
-    """The largest weight of one other dialect's markers Tunisian does not share (each word once,
-    MSA not counted, FOREIGN_EXEMPT)."""
+    """The largest weight of one other dialect's markers Tunisian does not share (FOREIGN_DOSE)."""
     foreign_gate: float = 1.0
     """1 up to FOREIGN_DOSE's free weight, 0 from its zero: the reward multiplies its variety gate
     by it, whatever the Derja share (and by MSA_DOSE's ramp on ``msa``)."""
@@ -322,7 +313,6 @@ def _verdict(
         return Variety(
             "msa" if msa_gate == 0.0 else UNKNOWN,
             0.5,
-            sum(counts.values()),
             counts,
             tuple(markers),
             0.0,
@@ -353,9 +343,7 @@ def _verdict(
         variety = "msa"
     gate = min(gate, msa_gate)
     counts[DERJA] -= unproven
-    return Variety(
-        variety, derja, sum(counts.values()), counts, tuple(markers), foreign[top], gate, msa, read
-    )
+    return Variety(variety, derja, counts, tuple(markers), foreign[top], gate, msa, read)
 
 
 _I_VOTE: Vote = tuple((v, 1.0 / 3) for v in ("msa", "gulf", "iraqi"))
@@ -402,7 +390,8 @@ def _arabic_hit(word: str) -> Hit:
         return hit
     if word.endswith(TAILS) and (vote := arabic_morphology(word)):
         return _hit(word, vote)
-    return ()
+    single = unstretched(word)  # a marker with a letter repeated (فيين, واايد) is still the marker
+    return _ARABIC_HITS[single] if single != word else ()
 
 
 def _latin_hit(word: str) -> Hit:
@@ -441,6 +430,7 @@ def _clitic_confirmed(word: str, vote: Vote, script: str) -> bool:
 
 
 _ARABIC_HITS = WordTable(_arabic_hit)
+_UNSTRETCHED = WordTable(unstretched)  # MSA's own forms with a letter repeated (إذاا, قدد) too
 _LATIN_HITS = WordTable(_latin_hit)
 
 
@@ -472,7 +462,8 @@ def detect_arabic(words: Iterable[str], raw: str = "") -> Variety:
     un_verbs = len({label for vote, label in hits if vote is MSA_VOTE})
     verbs = _msa.first_person_verbs(raw, set(ws)) if "أ" in raw else set()
     hits += [_hit(f"{v}+أ", _I_VOTE) for v in sorted(verbs)]  # the أ- I votes in the share too (in order)
-    return _verdict(VARIETIES["arabic"], hits, "arabic", _msa.arabic_weight(ws, verbs, un_verbs)[0])
+    msa = _msa.arabic_weight(list(map(_UNSTRETCHED.__getitem__, ws)), verbs, un_verbs)[0]
+    return _verdict(VARIETIES["arabic"], hits, "arabic", msa)
 
 
 def _reading(script: str, ws: list[str]) -> dict[str, float] | None:

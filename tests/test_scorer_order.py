@@ -124,6 +124,8 @@ KNOWN_MISSES = {
     "r29-021": "Arabic mukhammas of round 29 (reward -0.51, marker-free too): z 0.26, near a random "
     "order for the class bigram model (order at its floor)",
     "r29-038": "Arabic muthallath of round 29 (reward 0.52, its stanza rhymes the rest): z 0.82 (order 0.82)",
+    "r30-007": "Arabic qasida of round 30 (reward 0.18): z 0.59 read as half-lines, 1.40 read as whole "
+    "lines (order 0.59)",
 }
 """Genuine poems the gate still misreads, each with why: strict, so a fix that passes one is told to
 remove it from here."""

@@ -146,7 +146,7 @@ GLUED_MISS = (
     "20's r20-008 1.0 -> 0.77, and a mugef r20-023 0.83 -> -0.89; round 22's muthallath of three "
     "stanzas r22-021 0.97 -> -0.71; round 24's muthallath r24-010 1.0 -> -0.54, its glued stanza also past "
     "the form's size with lines off every rhyme; round 26's muthallaths r26-025, -027, -044 the same, "
-    "-0.45 to -0.49)"
+    "-0.45 to -0.49, and round 30's r30-034, 0.95 -> -0.51)"
 )
 TWO_PARTS_MISSES = {
     "r16-110": SPACE_CUT_MISS,
@@ -160,6 +160,7 @@ TWO_PARTS_MISSES = {
     "r26-025": GLUED_MISS,
     "r26-027": GLUED_MISS,
     "r26-044": GLUED_MISS,
+    "r30-034": GLUED_MISS,
 }
 
 

@@ -192,7 +192,7 @@ def test_no_tunisian_marker_votes_for_the_east() -> None:
 def test_unknown_is_neutral() -> None:
     """No marker of any variety: unknown, Derja share exactly 0.5, no evidence."""
     got = detect(["القمر", "الليل", "النجوم"], "arabic")
-    assert (got.variety, got.derja, got.evidence, got.markers) == (UNKNOWN, 0.5, 0.0, ())
+    assert (got.variety, got.derja, sum(got.counts.values()), got.markers) == (UNKNOWN, 0.5, 0.0, ())
 
 
 def test_shared_only_tie_is_unknown() -> None:
@@ -253,11 +253,11 @@ def test_one_derja_marker_said_again_does_not_outweigh_another_variety(other: st
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(alphabet="abcdeghiklmnorstuwy3795ħġżċ' ", max_size=12), max_size=60))
 def test_latin_result_is_well_formed(ws: list[str]) -> None:
-    """Any Latin words: a known variety or unknown, a share in (0, 1), counts summing to evidence."""
+    """Any Latin words: a known variety or unknown, a share in (0, 1), no negative weight."""
     got = detect(ws, "arabizi")
     assert got.variety in (*VARIETIES["arabizi"], UNKNOWN)
     assert 0.0 < got.derja < 1.0
-    assert abs(sum(got.counts.values()) - got.evidence) < 1e-9
+    assert min(got.counts.values()) >= -1e-9
 
 
 def test_maltese_letters_and_foreign_function_words() -> None:

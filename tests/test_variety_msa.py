@@ -66,7 +66,17 @@ def test_each_form_counts_once_and_the_dose_ramps(script: str) -> None:
                 assert got.variety == "msa", got
 
 
-ELATIVE_MISSES = {"r18-010", "r20-027", "r23-018", "r23-130", "r27-015", "r27-248", "r28-012", "r28-019"}
+ELATIVE_MISSES = {
+    "r18-010",
+    "r20-027",
+    "r23-018",
+    "r23-130",
+    "r27-015",
+    "r27-248",
+    "r28-012",
+    "r28-019",
+    "r30-018",
+}
 """Round 18's genuine mukhammas r18-010 writes the elative أسرع (faster), which `msa.first_person_verbs`
 reads as MSA's first person (I hurry): a Derja word read as MSA's, for the variety classifier that sees
 every word in context (issue 34). Round 20's genuine muthallath r20-027 says في نفس الآن (at the same
@@ -76,7 +86,7 @@ recite): one word, the first of the dose, so it pays 1.0; r23-130 is the same po
 27's genuine mugef r27-015 writes يعاون (helps), whose root ends in ن, so the -ūn rule reads it as
 MSA's plural imperfect: one word, the first of the dose (r27-248 is the same poem with a flaw). Round
 28's genuine r28-012 and r28-019 write أمري (my affair), read as MSA's first person أ + مري: one word,
-the first."""
+the first. Round 30's genuine r30-018 writes تعاون (she helps), read as r27-015's يعاون is."""
 
 
 def test_no_honest_poem_of_the_rounds_carries_a_free_dose() -> None:
