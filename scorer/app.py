@@ -200,13 +200,6 @@ def write_record(line: bytes, fd: int = 1) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _score_failed(reason: str) -> Callable[[Any, dict[str, Any]], Score]:
-    def failed(_content: Any, _refs: dict[str, Any]) -> Score:
-        return Score(-1.0, {}, reason)
-
-    return failed
-
-
 RECORD_WAIT_S = 2.0
 """How long an answer waits for its record to reach stdout before it goes anyway (the record then
 stays queued and is counted `late`)."""
@@ -372,7 +365,7 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
             )
         except Exception:  # the scoring process died (killed, out of memory): never a 5xx
             traceback.print_exc(file=sys.stderr)
-            status, out, line = handle_request(body, _score_failed("the scoring process failed"))
+            status, out, line = handle_request(body, lambda *_: Score(-1.0, {}, "the scoring process failed"))
     if status == 200:
         await _records.record(line)  # in the platform's log pipe before Vertex has the reward
     await _send(send, status, out)
