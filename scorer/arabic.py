@@ -258,9 +258,9 @@ def arabic_key(word: str) -> RhymeKey:
 _GLIDE_Y = re.compile(r"(?<=[aeiou])y++(?=[aeiou])|y(?=[aeiou]$)|(?<=[aeiou])y$")
 """A y between vowels is the consonant /j/ (m3aya, 7kaya, 3liya): the rawī of -aya, as ي is in
 معايا and حكاية; so is a y before the word's last vowel after a consonant (dnya, 3inya: دنيا and
-عينيا, whose ي ``arabic_key`` reads as the rawī), and a final y after a vowel (tay, chay: تاي, شاي). ``arabizi_fold`` reads y as the vowel i (ay as
-a) for the lexicon's spelling, which would leave -aya rhyming on the letter before it (m3a, 7ka)
-and -nya on a vowel; the rhyme reading keeps it."""
+عينيا, whose ي ``arabic_key`` reads as the rawī), and a final y after a vowel (tay, chay: تاي, شاي).
+``arabizi_fold`` reads y as the vowel i (ay as a) for the lexicon's spelling, which would leave -aya
+rhyming on the letter before it (m3a, 7ka) and -nya on a vowel; the rhyme reading keeps it."""
 
 
 def _rhyme_fold(word: str) -> str:

@@ -88,11 +88,16 @@ def _unless_a_number(m: re.Match[str]) -> str:
     return m.group()
 
 
-_SPEAKER = re.compile(r"^\s*+(?![wWoOو]\s|و(?!ال)\w)[^\s:：*]++(?:\s++[^\s:：*]++)?+\s*+[:：]\s*+")
-"""One or two words and a colon opening a line: a speaker's or a part's label (``الشاعر:``,
-``Lui :``), whatever its words, unless they open with "and" (w, o or و written apart, or و on a word
-without the article: ``w y9oul:``, ``وقالت:``). A label stands apart from the poem's sentences; "and"
-joins the line to them, so the words before the colon are the poem's reported speech."""
+_SPEAKER = re.compile(
+    r"^\s*+(?![wWoOو]\s|و(?!ال)\w)[^\s:：*]++"
+    r"(?:(?:\s++[^\s:：*]++)?+\s*+[:：]|(?:[^\S\t\n]{1,2}+[^\s:：*…|⁂]++){2,}+ ?+[:：](?=\s*+[^\s:：]))\s*+"
+)
+"""Words and a colon opening a line, before its caesura (a tab, three spaces or a mark): a speaker's
+or a part's label (``الشاعر:``, ``Lui :``, ``ya 7akem a3tini 3achra:``), whatever its words, unless
+they open with "and" (w, o or و written apart, or و on a word without the article: ``w y9oul:``,
+``وقالت:``). A label stands apart from the poem's sentences; "and" joins the line to them, so the
+words before the colon are the poem's reported speech. No honest line of the rounds opens with three
+words or more and a colon; three or more before a colon that ends the line are an intro, prose."""
 _LABEL_LINE = re.compile(rf"^\s*+\(?(?:{_LABEL_WORDS})(?:\s++\S++){{0,2}}+\s*+\)?\s*+[:：.]?\s*+$", re.I)
 _PROSE_LEAD_WORDS = (
     r"here|this|sure|certainly|of course|i hope|note|voici|voilà|bien sûr|j'espère|"

@@ -244,14 +244,15 @@ def test_a_line_in_brackets_is_the_poems_only_when_it_says_one_of_its_lines(dire
 
 
 def test_a_label_opening_a_line_is_not_the_poem_but_a_poets_colon_is() -> None:
-    """One or two words and a colon opening a line label it, whatever the words (a speaker, a part);
-    a colon later in the line, before what is said, is the poem's own."""
+    """Words and a colon opening a line label it, whatever the words and however many (a speaker, a
+    part, three words to the grader); a colon after the caesura, before what is said, is the poem's
+    own. No honest line of the rounds opens with three words or more and a colon."""
     first, rest = POEM.split("\n", 1)
-    for label in ("الشاعر: ", "الراوي الأول: ", "Lui : "):
+    for label in ("الشاعر: ", "الراوي الأول: ", "Lui : ", "يا حاكم اعطيني العشرة: "):
         got = score(f"{label}{first}\n{rest}", AR)
         assert got.subscores["frame"] < 1.0 and got.reward <= 0.0, (label, got)
-    words = first.split(" ** ")[0].split()
-    spoken = " ".join(words[:4]) + ": " + " ".join(words[4:])
+    words = first.split(" ** ")[1].split()
+    spoken = " ".join(words[:2]) + ": " + " ".join(words[2:])
     kept = score(POEM.replace(" ".join(words), spoken, 1), AR)
     assert kept.subscores["frame"] == 1.0 and kept.reward >= PLAIN - 0.05, kept
 
