@@ -348,8 +348,8 @@ def score_strophic(
             flags = [ln.key in refrain_heads or is_copy(ln.key, refrains) for ln in lines]
             if flags and flags[-1]:
                 refrain_ok += 1
-                closing = lines[-1].key
-                refrain_paid += closing in paid_heads or letters_only(closing) in exact  # ed-dar: eddar
+                closing = letters_only(lines[-1].key)  # ed-dar is eddar, as the refrain texts are read
+                refrain_paid += closing in paid_heads or closing in exact
                 flags[-1] = False
                 lines = lines[:-1]
                 flags = flags[:-1]

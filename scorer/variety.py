@@ -355,19 +355,20 @@ _FIRST_PERSON_HIT: Hit = (
 )
 _FIRST_PERSON_HIT_LATIN: Hit = (_FIRST_PERSON_HIT[0], "ana+n-:tunisian+moroccan")
 _NEGATION_APART_HIT: Hit = (NEGATION_VOTE, "ما …ش:tunisian+moroccan+egyptian")
-_NOT_WORD, _NOT_WORD_AFTER = r"(?<![^\W_])", r"(?![^\W_])"
+# a tatweel run glued to a word (a kashida, or a caesura written so) is no letter of it
+_NOT_WORD, _NOT_WORD_AFTER = r"(?<![^\W_\u0640])", r"(?![^\W_\u0640])"
 SHADDA_APART: dict[str, re.Pattern[str]] = {
     clitic + base: re.compile(
         _NOT_WORD + clitic + base + "[\u064b-\u0650\u0652]?\u0651[\u064b-\u0652]?" + _NOT_WORD_AFTER
     )
-    for base in ("لم", "قد")
+    for base in ("لم", "قد", "نحن")
     for clitic in ("", "و", "ف")
 }
 """Marker forms the fold to letters merges with a Derja word that differs by a shadda only: لمّ
-(lamm, 'gather', نلمّ العايلة) folds to MSA's negation لم, and قدّ (qadd, 'as big as', عمرها قدّ
-العجوز) to MSA's particle قد. A form met in the raw text with the shadda on its last letter (one
-vowel sign before or after it) is that word, not the marker. Each pattern is a fixed string with
-two optional marks: linear."""
+(lamm, 'gather', نلمّ العايلة) folds to MSA's negation لم, قدّ (qadd, 'as big as', عمرها قدّ
+العجوز) to MSA's particle قد, and نحنّ (nḥinn, 'I long', نحنّ للدار) to MSA's pronoun نحن. A form met
+in the raw text with the shadda on its last letter (one vowel sign before or after it) is that word,
+not the marker. Each pattern is a fixed string with two optional marks: linear."""
 NEGATION_APART = frozenset({"ما", "وما", "فما"})
 """The words that open a ``ما…ش`` negation written apart (see NEGATED_LETTERS)."""
 NEGATED_LETTERS = 5
