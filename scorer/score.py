@@ -205,6 +205,8 @@ class Reading:
     lines: list[Line]
     spec: FormSpec
     refs: dict[str, str]
+    asked: str
+    """The script the references ask ("arabic", "arabizi"), "" when they ask neither."""
     script: str
     """The script the words are read in: the asked one, else the poem's majority."""
     words: list[str]
@@ -227,8 +229,7 @@ def _script_factor(r: Reading) -> float:
     ar, lat = r.poem.arabic_letters, r.poem.latin_letters
     if not ar + lat:
         return 0.0
-    asked = r.refs.get("script", "").strip().lower()
-    ours = lat if asked == "arabizi" else ar if asked == "arabic" else max(ar, lat)
+    ours = lat if r.asked == "arabizi" else ar if r.asked == "arabic" else max(ar, lat)
     return ramp(ours / (ar + lat), *SCRIPT_RAMP)
 
 
@@ -445,6 +446,7 @@ def score(response: Any, references: dict[str, str] | None = None) -> Score:
         lines=lines,
         spec=spec,
         refs=refs,
+        asked=asked,
         script=script,
         words=words,
         segments=segments,
