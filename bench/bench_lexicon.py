@@ -10,7 +10,8 @@ there):
   Arabizi by other writers, see bench/derive_tarc.py): ``dev.tsv`` is the half the lexicon's corpus
   words were drawn from, ``heldout.tsv`` the posts held out; tokens annotated ``arabizi`` count,
   foreign and emotag tokens, punctuation, numbers, abbreviations and proper nouns are set aside;
-* the pass rate of two negative sets, seeded: random letter strings (a–z, 3 to 8 letters) and
+* the pass rate (and the attested rate, no loose lookup) of three negative sets, seeded: random
+  letter strings (a–z, 3 to 8 letters), invented Derja-shaped words with a digit and
   random consonant–vowel syllable strings (1 to 3 syllables, as gibberish attacks write
   them);
 * in Arabic script, the pass rate of every three-consonant string ending in ار (18 consonants, the
@@ -115,6 +116,28 @@ def random_syllables(n: int = NEGATIVES, seed: int = SEED) -> list[str]:
     return ["".join(rng.choices(syl, k=rng.randint(1, 3))) for _ in range(n)]
 
 
+INVENTED_HEADS = ("", "", "n", "y", "t", "w", "b", "f", "el", "l", "ma", "m")
+INVENTED_TAILS = ("", "", "a", "ou", "ha", "ek", "na", "hom", "et", "i", "ti")
+INVENTED_CONSONANTS = "bdfghjklmnrstwz3579"
+
+
+def invented_arabizi(n: int = NEGATIVES, seed: int = SEED) -> list[str]:
+    """``n`` invented words in Derja's shapes that carry a digit, as rounds 25 and 31 wrote them: a
+    prefix, two or three syllables of a consonant (digits for ع خ ح ق among them) and, three times
+    in five, a vowel, and a suffix."""
+    rng = random.Random(seed)
+    out: list[str] = []
+    while len(out) < n:
+        stem = "".join(
+            rng.choice(INVENTED_CONSONANTS) + (rng.choice(SYLLABLE_VOWELS) if rng.random() < 0.6 else "")
+            for _ in range(rng.randint(2, 3))
+        )
+        w = rng.choice(INVENTED_HEADS) + stem + rng.choice(INVENTED_TAILS)
+        if any(ch in "3579" for ch in w):
+            out.append(w)
+    return out
+
+
 def pass_rate(words: list[str], known: Callable[[str], bool] = lexicon.is_arabizi_word) -> float:
     return sum(map(known, words)) / len(words)
 
@@ -217,14 +240,22 @@ def main() -> int:
             f"TArC (real)    {split:8s}: {len(toks):5d} tokens, {len(set(toks)):4d} distinct;"
             f" known {tok:6.1%} of tokens, {dist:6.1%} of distinct words"
         )
-    print(f"random letter strings (a-z, 3-8)   pass: {pass_rate(random_letters()):6.2%}")
-    print(f"random CV syllable strings (1-3)   pass: {pass_rate(random_syllables()):6.2%}")
+        attested = coverage(toks, lexicon.is_attested_arabizi)[0]
+        print(f"    attested (no loose lookup, the lexicon gate's ATTESTED_RAMP): {attested:6.1%} of tokens")
+    for name, strings in (
+        ("letter strings (a-z, 3-8)", random_letters()),
+        ("CV syllable strings (1-3)", random_syllables()),
+        ("Derja-shaped words, a digit", invented_arabizi()),
+    ):
+        attested = pass_rate(strings, lexicon.is_attested_arabizi)
+        print(f"random {name:27s} pass: {pass_rate(strings):6.2%} (attested {attested:6.2%})")
     for name, strings in (
         ("three consonants + ار (5,832)", arabic_three_consonants_ar()),
         ("random consonants (4-6)", arabic_consonants()),
     ):
         rate = pass_rate(strings, lexicon.is_arabic_word)
-        print(f"arabic {name:30s} pass: {rate:6.2%} ({arabic_paths(strings)})")
+        attested = pass_rate(strings, lexicon.is_attested_arabic)
+        print(f"arabic {name:30s} pass: {rate:6.2%} ({arabic_paths(strings)}); attested {attested:6.2%}")
     for arabizi in (False, True):
         strings = corrupted(arabizi)
         known = lexicon.is_arabizi_word if arabizi else lexicon.is_arabic_word

@@ -2,11 +2,8 @@
 
 Starlette's router and Request object cost more per call than this whole contract needs (two
 routes, one JSON body): every microsecond the HTTP layer spends is one scoring cannot use, so the
-app speaks ASGI directly. Rules it keeps, whatever arrives: 200 with a finite reward in [-1, 1] for every
-request that is the contract (reward −1 and a reason when there is no poem or no known form); 400
-with a JSON error only for a body that is not the contract; 413 over 1 MiB (MAX_BODY); 403 for a
-browser's request and 415 for a body not sent as JSON; never a 5xx (an
-unexpected scoring failure is logged and answered 200 with reward −1).
+app speaks ASGI directly, and keeps the contract's answers whatever arrives: never a 5xx, never a
+reward that is not finite.
 
 Every 200 writes the rollout's ledger record (`scorer.ledger`) to stdout before the answer is sent:
 Cloud Run hands stdout to Cloud Logging, so a reward Vertex has is never missing from the ledger. The

@@ -44,29 +44,6 @@ AR_ARTICLES = ("وبال", "وال", "بال", "فال", "كال", "ولل", "ل
 AR_VERB_CLITICS = frozenset(("", "و", "ف", "ل", "وف", "ول", "فل"))
 """Clitic chains an imperfect verb takes (and, so, ل of purpose); a preposition (ب, ك) or the article
 takes a noun, never a verb prefix."""
-AR_SUFFIXES = (
-    "هما",
-    "كم",
-    "هم",
-    "هن",
-    "ها",
-    "نا",
-    "ني",
-    "لي",
-    "لك",
-    "لو",
-    "وه",
-    "ين",
-    "ات",
-    "ون",
-    "وا",
-    "ش",
-    "و",
-    "ك",
-    "ه",
-    "ي",
-    "ت",
-)
 AR_SUFFIX_SLOTS: dict[str, frozenset[int]] = {
     s: frozenset(slots)
     for s, slots in {
@@ -96,6 +73,8 @@ AR_SUFFIX_SLOTS: dict[str, frozenset[int]] = {
 """Where each suffix sits in the order Arabic stacks them, stem outwards: 0 nisba, 1 ة, 2 subject or
 plural ending, 3 object or possessive pronoun, 4 dative, 5 negation ش. A suffix stripped after
 another must sit further in (كتبتهاش: ش, ها, ت); the same suffix never twice."""
+AR_SUFFIXES = tuple(sorted(AR_SUFFIX_SLOTS, key=len, reverse=True))
+"""Longest first, so a word ending in هما loses هما, not ا or ما."""
 AR_NOUN_SUFFIXES = frozenset(("ات", "ين", "ون", "ه", "ي"))
 """The endings a word with the article takes (plural, ة, nisba): no pronoun, no verb ending."""
 AR_VERB_PREFIXES = ("ن", "ت", "ي")
@@ -320,6 +299,17 @@ def is_arabic_word(word: str) -> bool:
     return any(_arabic_stem_ok(*split) for split in _arabic_splits(w))
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def is_attested_arabic(word: str) -> bool:
+    """A normalised Arabic-script word is listed, or a split reaches a common stem (COMMON_ZIPF).
+    Arabic's roots are dense: the splits reach a rare listed stem from invented words in Derja's
+    shapes (تنكحش, يخطش) as from rare real ones; a poem of them is the lexicon gate's (ATTESTED_RAMP)."""
+    w = arabic_lookup_form(word)
+    if w in ARABIC:
+        return True
+    return any(s in ARABIC_COMMON and _arabic_stem_ok(c, v, s) for c, v, s in _arabic_splits(w))
+
+
 # Spellings the fold keeps apart but writers of Tunisian Arabizi use for one sound: 7 or h (ح),
 # 9, q, k or g (ق), and ع written 3, a vowel or nothing (3lik, alik: the loose key drops the 3 and
 # the dropped-vowel spellings match the rest). Vowel quality is not merged (feha and fiha are both
@@ -400,25 +390,39 @@ def _listed_stems(w: str) -> list[str] | None:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def is_arabizi_word(word: str) -> bool:
-    """A Latin token is a word of Tunisian Arabizi (see the module doc). Digits alone are not."""
+def is_attested_arabizi(word: str) -> bool:
+    """A Latin token is listed, or one of its stems is, as folded or with h for ح (_H_FOR_7): known
+    without the loose lookup, which reaches a listed skeleton from a third of invented words in
+    Derja's shapes with a digit (ysut, wig7a); a poem of them is the lexicon gate's (ATTESTED_RAMP)."""
     if not word or word.isdigit() or not word.isascii():
         return False
     w = arabizi_lookup_form(word)
     if not w or w.isdigit():
         return False
-    stems = _listed_stems(w)
-    if stems is None:
+    if _listed_stems(w) is None:
         return True
     if (article := _ARTICLE_APART.match(word)) and article.end() < len(word):
-        return is_arabizi_word(word[article.end() :])  # fen-nhar, bet-t3am: the word after the article
+        return is_attested_arabizi(word[article.end() :])  # fen-nhar, bet-t3am: the word after it
     low = word.lower()
     spelled = _H_FOR_7.sub("7", low) if len(w) >= MIN_VARIANT else low
-    if spelled != low and _listed_stems(arabizi_fold(spelled)) is None:
-        return True  # ح spelled h (_H_FOR_7)
+    return spelled != low and _listed_stems(arabizi_fold(spelled)) is None
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def is_arabizi_word(word: str) -> bool:
+    """A Latin token is a word of Tunisian Arabizi (see the module doc). Digits alone are not."""
+    if is_attested_arabizi(word):
+        return True
+    w = arabizi_lookup_form(word)
+    if not w or w.isdigit() or not word.isascii():
+        return False
+    if (article := _ARTICLE_APART.match(word)) and article.end() < len(word):
+        return is_arabizi_word(word[article.end() :])
+    low = word.lower()
     digit = any(ch in _ARABIZI_DIGITS for ch in low) or "kh" in low or "gh" in low
     floor = MIN_VARIANT if digit else MIN_LOOSE
     variants = loose_variants()
+    stems = _listed_stems(w) or []
     return any(len(v) >= floor and v in variants for v in map(loose_form, (w, *stems)))
 
 

@@ -1,26 +1,13 @@
 """MSA's own evidence, which Derja markers do not cancel (principle 3; docs/scorer.md, "MSA's own
-evidence").
+evidence is not cancelled either").
 
 MSA with برشا, ديما sprinkled in outweighs MSA's particles, which Derja poetry borrows (حين, اذا, قد)
 and ``scorer.variety`` does not count against it; this module counts only what Derja does not say,
-each distinct form once:
-
-- the words of ``lexicon/varieties/<script>/msa_own.txt`` (الذي, سوف, لن, لم, ليس, ذلك; Latin
-  allathi, sawfa, laysa, aktubu), and MSA content words Derja says with its own (ينتظر for يستنى,
-  يأتي for يجي, صارت for ولّات, الآن for توّا: MSA can be written around every particle);
-- in Arabic script, the first person singular imperfect in ``أ-`` (أكتب, أسهر, وأسأل, سأرجع; Derja
-  says نكتب): read from the raw text, since ``normalize_arabic`` folds أ to ا and اكتب is also
-  the imperative. A raw word is one when, without its diacritics and a و/ف or سـ before it, it is
-  أ + at least three letters (two with a final shadda: أعدّ, أحنّ), with no ا, not ending in ة or ى
-  (broken plurals أيام, أحباب; أمانة; elatives أحلى), is not an elative or noun of ``_NOT_VERBS``,
-  its Derja twin ن + the same letters is a lexicon word (نكتب, نسهر: أهلي, أرضك have none), and
-  its folded form is one of the poem's words (so a prose preamble does not count); and ``أن``;
-- the imperfect plural in ``-ūn`` (يكتبون), which ``scorer.variety`` votes MSA;
-- in Latin script, a first person ``a…u`` of six letters or more (aktubu, ajlisu: Derja writes
-  nekteb) and a feminine of seven letters or more with a case ending (kalimatun, najmatan; not
-  zlatan, keratin); no sentence of TArC's real Tunisian Arabizi carries two such forms.
-
-Pure: tables load at import.
+each distinct form once: ``msa_own.txt`` per script (MSA's function words, and content words Derja
+says its own way: ينتظر for يستنى), the first person in ``أ-`` read from the raw text (``first_person_verbs``:
+normalisation folds أ to ا, and اكتب is also the imperative), ``-ūn`` imperfects, and Latin ``a…u``
+first persons and case-ended feminines (``_latin_form``). No honest poem nor real Tunisian sentence
+of TArC carries two such forms. Pure: tables load at import.
 """
 
 from __future__ import annotations
@@ -73,7 +60,10 @@ def _hamza_runs(raw: str) -> list[str]:
 
 def first_person_verbs(raw: str, words: set[str]) -> set[str]:
     """The folded forms of the MSA first person singular imperfects (and أن) in ``raw`` whose
-    folded form is in ``words`` (the poem's)."""
+    folded form is in ``words`` (the poem's: a prose preamble does not count). Without diacritics
+    and a و/ف or سـ before it: أ + three letters (two with a final shadda: أحنّ), no ا and no final
+    ة or ى (أيام, أمانة, أحلى), no noun of ``_NOT_VERBS``, and a Derja twin ن + the same letters
+    the lexicon holds (نكتب; أهلي, أرضك have none)."""
     out: set[str] = set()
     for token in _hamza_runs(raw):
         w = _DIACRITICS.sub("", token)

@@ -25,7 +25,14 @@ from scorer.arabic import arabizi_fold
 from scorer.catalogue import FormSpec, lookup
 from scorer.cuts import cut_gate
 from scorer.identity import rhyme_identity
-from scorer.lexicon import WordTable, article_length, is_arabic_word, is_arabizi_word
+from scorer.lexicon import (
+    WordTable,
+    article_length,
+    is_arabic_word,
+    is_arabizi_word,
+    is_attested_arabic,
+    is_attested_arabizi,
+)
 from scorer.msa import case_gate
 from scorer.order import Order, glue_gate, list_gate
 from scorer.order import measure as order_measure
@@ -82,6 +89,10 @@ full), from LEXICON_FLOOR (reward ≤ 0) to 1. The per-line language ramp leaves
 words free, particles included, so a poem could hide an invented content word in every line under
 it. Arabizi's spellings vary, hence its wider ramp (docs/scorer.md, principle 2)."""
 LEXICON_FLOOR = 0.5
+ATTESTED_RAMP = {"arabic": (0.28, 0.2), "arabizi": (0.46, 0.4)}
+"""The lexicon gate's second ramp (zero, full), on the share of content words not attested
+(`is_attested_arabic`, `is_attested_arabizi`): poems of invented words in Derja's shapes, which the
+splits and the loose lookup take for rare words. Full just above every honest poem of the rounds."""
 LEXICON_PRIOR_WORDS = 5
 """The share is counted as if this many more content words were known: a short poem's one or two
 rare words are weak evidence."""
@@ -91,21 +102,6 @@ per movable word (zero, full), from ORDER_FLOOR to 1: Derja is read one way."""
 ORDER_PRIOR_WORDS = 24
 """The lead is shrunk towards 0 as if this many more words had been read in no direction: a short
 poem is not gated on two lines' direction."""
-NOT_THE_POEM = (
-    "thinking",
-    "attribute",
-    "tag",
-    "title",
-    "signature",
-    "invocation",
-    "label",
-    "fence_text",
-    "header",
-    "prose",
-    "aside",
-)
-"""What the parser sets aside (`Poem.dropped`) that is text for another reader, not the poem: with
-any of it, or any character outside the allowlist (`scorer.allow`), `frame` holds the reward ≤ 0."""
 STRAY_LINE = 0.3
 """A line whose words are under this share Derja words (each looked up in its own script's lexicon)
 is not a line of the poem: a note, a line in another language."""
@@ -125,7 +121,9 @@ FOREIGN_WORDS_FREE = 1
 another language threaded through the lines (a plea to the grader a word per line)."""
 LAYOUT_MARKS = ("number", "separator", "markup", "fence")
 """What another layout of the same poem adds: stanza numbers, separator lines, bullets and emphasis,
-a code fence's marks."""
+a code fence's marks. Whatever else the parser sets aside (`Poem.dropped`: a think block, a title, a
+label, prose...) is text for another reader, not the poem: with any of it, or any character outside
+the allowlist (`scorer.allow`), `frame` holds the reward ≤ 0."""
 LAYOUT_COST = 0.95
 """The `layout` factor of another layout than the asked one: the same words, so less, not nothing."""
 NOT_THE_POEM_CAP = 0.5
@@ -299,20 +297,25 @@ def _order_factor(r: Reading) -> float:
 
 def _lexicon_factor(r: Reading) -> float:
     """Words: the share of content words the asked script's lexicon does not know, rhyme words
-    included, ramped by LEXICON_RAMP from LEXICON_FLOOR to 1. A word the lexicon knows as a particle
-    or pronoun (`is_function_word`) is no content word."""
-    table = _ARABIZI_WORDS if r.script == "arabizi" else _ARABIC_WORDS
-    unknown = content = 0
+    included, ramped by LEXICON_RAMP, and the share not attested, by ATTESTED_RAMP; the lower, from
+    LEXICON_FLOOR to 1. A word the lexicon knows as a particle or pronoun (`is_function_word`) is no
+    content word."""
+    known, attested = _LEXICON_TABLES[r.script]
+    unknown = unattested = content = 0
     for w in r.words:
-        if table[w]:
+        if known[w]:
             if _FUNCTION_WORDS[w]:
                 continue
+            unattested += not attested[w]
         else:
             unknown += 1
         content += 1
-    zero, full = LEXICON_RAMP[r.script]
-    share = unknown / (content + LEXICON_PRIOR_WORDS)
-    return LEXICON_FLOOR + (1.0 - LEXICON_FLOOR) * ramp(share, zero, full)
+    content += LEXICON_PRIOR_WORDS
+    level = min(
+        ramp(unknown / content, *LEXICON_RAMP[r.script]),
+        ramp((unknown + unattested) / content, *ATTESTED_RAMP[r.script]),
+    )
+    return LEXICON_FLOOR + (1.0 - LEXICON_FLOOR) * level
 
 
 def _direction_factor(r: Reading) -> float:
@@ -345,11 +348,12 @@ def _form_factor(r: Reading) -> float:
 
 def _frame_factor(r: Reading) -> float:
     """Lines: nothing but the poem. Characters outside the allowlist, text the parser sets aside that
-    is not the poem (NOT_THE_POEM), a line the form has no place for (`Shortfall.stray`), a line of
+    is not the poem (all but LAYOUT_MARKS), a line the form has no place for (`Shortfall.stray`), a line of
     words the asked script does not hold (STRAY_LINE), runs of unknown words (UNKNOWN_RUN) and French
     or English words past a loanword (FOREIGN_WORDS_FREE) cap it at NOT_THE_POEM_CAP, less their
     share of the text."""
-    not_poem = r.chars.foreign + sum(r.poem.dropped.get(k, 0) for k in NOT_THE_POEM) + r.shortfall.stray
+    not_poem = r.chars.foreign + sum(n for k, n in r.poem.dropped.items() if k not in LAYOUT_MARKS)
+    not_poem += r.shortfall.stray
     for ln in r.lines:
         # each word looked up in its own script's lexicon: Derja slipped into the other script is the
         # script factor's to cost; words Derja has in neither script are not the poem's
@@ -656,6 +660,10 @@ def _arabizi_word(w: str) -> bool:
 # per-word verdicts for the language gate, which asks about every word of every hemistich
 _ARABIC_WORDS = WordTable(_arabic_word)
 _ARABIZI_WORDS = WordTable(_arabizi_word)
+_LEXICON_TABLES = {
+    "arabic": (_ARABIC_WORDS, WordTable(is_attested_arabic)),
+    "arabizi": (_ARABIZI_WORDS, WordTable(is_attested_arabizi)),
+}
 
 
 def _foreign_word(word: str) -> bool:

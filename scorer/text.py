@@ -190,8 +190,8 @@ class Poem:
     bullets, quote marks), ``label`` (``Refrain:``, ``المطلع``), ``number`` (stanza numbers),
     ``separator`` (``* * *``, ``⁂``), ``invocation`` (a bismillah line), ``title``, ``signature``,
     ``prose``, ``aside`` (words in brackets beside a line's own). The parser charges none of it:
-    the reward does (`score.NOT_THE_POEM`: what is not the poem holds it at or under 0;
-    `score.LAYOUT_MARKS`: another layout costs a little)."""
+    the reward does (`score.LAYOUT_MARKS`: another layout costs a little; all else is not the
+    poem and holds it at or under 0)."""
 
     @property
     def lines(self) -> list[Line]:

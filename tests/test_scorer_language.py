@@ -13,8 +13,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from scorer.arabic import arabizi_fold
-from scorer.lexicon import is_word
-from scorer.score import _FUNCTION_WORDS, _language_gate, _rhyme_list, score
+from scorer.lexicon import ARABIC, ARABIC_COMMON, is_attested_arabic, is_attested_arabizi, is_word
+from scorer.score import _FUNCTION_WORDS, LEXICON_FLOOR, _language_gate, _rhyme_list, score
 from scorer.text import parse_poem
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,3 +138,59 @@ def test_an_invented_content_word_in_every_line_holds_the_reward_at_or_under_zer
             out.append(" ** ".join(halves))
         got = score("\n".join(out), refs)
         assert got.subscores["lexicon"] < 1.0 and got.reward <= 0.0, (path.stem, got)
+
+
+def _rare_constructions(arabizi: bool, n: int, seed: int) -> list[str]:
+    """Invented words in Derja's shapes the lexicon takes for words without attesting them
+    (`is_word` but not `is_attested_*`): Derja's prefixes and suffixes around a rare listed stem
+    (Arabic script) or a made-up stem with a digit (Arabizi), as rounds 25 and 31 wrote them."""
+    rng = random.Random(seed)
+    if arabizi:
+        heads, tails, attested = (
+            ("n", "y", "t", "w", "el", "b", ""),
+            ("a", "ou", "ha", "et", ""),
+            is_attested_arabizi,
+        )
+        stems = [
+            "".join(rng.choice(c) for c in ("bdfklmnrst3579", "aeiou", "bdfklmnrst3579")) for _ in range(4000)
+        ]
+    else:
+        heads, tails, attested = ("ت", "ي", "ن", "و", "ال", ""), ("و", "ش", "ها", ""), is_attested_arabic
+        stems = sorted(w for w in ARABIC - ARABIC_COMMON if len(w) == 3)
+    out: set[str] = set()
+    while len(out) < n:
+        w = rng.choice(heads) + rng.choice(stems) + rng.choice(tails)
+        if is_word(w, arabizi) and not attested(w) and not _FUNCTION_WORDS[w]:
+            out.add(w)
+    return sorted(out)
+
+
+def test_a_poem_of_invented_words_the_lexicon_takes_for_rare_ones_pays_at_most_zero() -> None:
+    """Every sample with each body word of four letters or more swapped for an invented word that
+    the splits (Arabic script) or the loose lookup (Arabizi) take for a rare word: the lexicon knows
+    every one, and the lexicon gate's attested ramp (`ATTESTED_RAMP`) holds the reward at or under
+    0. The samples themselves lose nothing to it."""
+    paths = [(p, False) for p in sorted(SAMPLES.glob("*.txt"))]
+    paths += [(p, True) for p in sorted((SAMPLES / "arabizi").glob("*.txt"))]
+    for arabizi in (False, True):
+        pool = _rare_constructions(arabizi, 400, seed=31)
+        rng = random.Random(25)
+        for path in (p for p, a in paths if a == arabizi):
+            refs = {"form": path.stem, "script": "arabizi" if arabizi else "arabic"}
+            text = path.read_text(encoding="utf-8")
+            assert score(text, refs).subscores["lexicon"] == 1.0, path
+            out = []
+            for line in text.split("\n"):
+                halves = []
+                for h in line.split(" ** "):
+                    words = h.split()
+                    body = range(len(words) - 1) if len(words) >= 3 else ()
+                    halves.append(
+                        " ".join(
+                            rng.choice(pool) if i in body and len(words[i]) >= 4 else w
+                            for i, w in enumerate(words)
+                        )
+                    )
+                out.append(" ** ".join(halves))
+            got = score("\n".join(out), refs)
+            assert got.subscores["lexicon"] == LEXICON_FLOOR and got.reward <= 0.0, (path.name, got)
