@@ -73,8 +73,7 @@ AR_SUFFIX_SLOTS: dict[str, frozenset[int]] = {
 """Where each suffix sits in the order Arabic stacks them, stem outwards: 0 nisba, 1 ة, 2 subject or
 plural ending, 3 object or possessive pronoun, 4 dative, 5 negation ش. A suffix stripped after
 another must sit further in (كتبتهاش: ش, ها, ت); the same suffix never twice."""
-AR_SUFFIXES = tuple(sorted(AR_SUFFIX_SLOTS, key=len, reverse=True))
-"""Longest first, so a word ending in هما loses هما, not ا or ما."""
+AR_SUFFIXES = tuple(sorted(AR_SUFFIX_SLOTS, key=len, reverse=True))  # longest first: هما, not ما
 AR_NOUN_SUFFIXES = frozenset(("ات", "ين", "ون", "ه", "ي"))
 """The endings a word with the article takes (plural, ة, nisba): no pronoun, no verb ending."""
 AR_VERB_PREFIXES = ("ن", "ت", "ي")

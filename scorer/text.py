@@ -88,16 +88,18 @@ def _unless_a_number(m: re.Match[str]) -> str:
     return m.group()
 
 
-_SPEAKER = re.compile(
-    r"^\s*+(?![wWoOو]\s|و(?!ال)\w)[^\s:：*]++"
-    r"(?:(?:\s++[^\s:：*]++)?+\s*+[:：]|(?:[^\S\t\n]{1,2}+[^\s:：*…|⁂]++){2,}+ ?+[:：](?=\s*+[^\s:：]))\s*+"
+_LABEL_WORDS_COLON = (
+    r"[^\s:：*]++(?:(?:\s++[^\s:：*]++)?+\s*+[:：]"
+    r"|(?:[^\S\t\n]{1,2}+[^\s:：*…|⁂]++){2,}+ ?+[:：](?=\s*+[^\s:：]))\s*+"
 )
-"""Words and a colon opening a line, before its caesura (a tab, three spaces or a mark): a speaker's
-or a part's label (``الشاعر:``, ``Lui :``, ``ya 7akem a3tini 3achra:``), whatever its words, unless
-they open with "and" (w, o or و written apart, or و on a word without the article: ``w y9oul:``,
-``وقالت:``). A label stands apart from the poem's sentences; "and" joins the line to them, so the
-words before the colon are the poem's reported speech. No honest line of the rounds opens with three
+_SPEAKER = re.compile(r"^\s*+(?![wWoOو]\s|و(?!ال)\w)" + _LABEL_WORDS_COLON)
+"""Words and a colon opening a line, before its caesura (a tab, three spaces or a mark): a label
+(``الشاعر:``, ``Lui :``, ``ya 7akem a3tini 3achra:``), whatever its words, unless they open with
+"and" (w, o or و apart, or و on a word without the article: ``w y9oul:``, ``وقالت:``), which joins
+the line to the poem's sentences: reported speech. No honest line of the rounds opens with three
 words or more and a colon; three or more before a colon that ends the line are an intro, prose."""
+_FIRST_SPEAKER = re.compile(r"^\s*+" + _LABEL_WORDS_COLON)
+"""The same on the poem's first line, "and" or not: no sentence before it to join (an intro)."""
 _LABEL_LINE = re.compile(rf"^\s*+\(?(?:{_LABEL_WORDS})(?:\s++\S++){{0,2}}+\s*+\)?\s*+[:：.]?\s*+$", re.I)
 _PROSE_LEAD_WORDS = (
     r"here|this|sure|certainly|of course|i hope|note|voici|voilà|bien sûr|j'espère|"
@@ -202,11 +204,11 @@ _PUNCT = " \t.,;:!?،؛؟\"'«»“”()[]{}-–—*_~`"
 _BULLET_START = frozenset("-•+–—*▪◦·([0123456789٠١٢٣٤٥٦٧٨٩")
 
 
-def _clean_line(s: str) -> tuple[str, bool, int]:
-    """Strip Markdown and labels from one line; the flag says it carried heading/bold
-    markup, the count is the label's characters. Each regex runs only when its trigger character is
-    present: most lines are plain verse. The label goes last, once the markup around it is gone
-    (``**اللازمة:** …``)."""
+def _clean_line(s: str, first: bool) -> tuple[str, bool, int]:
+    """Strip Markdown and labels from one line (``first``: the poem's first); the flag says it
+    carried heading/bold markup, the count is the label's characters. Each regex runs only when its
+    trigger character is present: most lines are plain verse. The label goes last, once the markup
+    around it is gone (``**اللازمة:** …``)."""
     marked = False
     label = 0
     s = s.strip()
@@ -229,7 +231,7 @@ def _clean_line(s: str) -> tuple[str, bool, int]:
         s = strip_inner_markup(s)
     if ":" in s or "：" in s or s[:1] in "([":
         n = len(s)
-        s = _SPEAKER.sub("", _LABEL_PREFIX.sub("", s, count=1), count=1)
+        s = (_FIRST_SPEAKER if first else _SPEAKER).sub("", _LABEL_PREFIX.sub("", s, count=1), count=1)
         label = n - len(s)
     return s.strip(), marked, label
 
@@ -394,7 +396,7 @@ def parse_poem(text: str) -> Poem:
             continue
         cleaned = markup or head in _BULLET_START
         if cleaned:
-            s, marked, label = _clean_line(st)
+            s, marked, label = _clean_line(st, not lines)
             count_dropped(dropped, "label", label)
             count_dropped(dropped, "markup", len(st) - len(s) - label)
             if not s:

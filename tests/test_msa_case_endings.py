@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from corpus import round_cases, samples, script_of
+from corpus import round_cases, rounds, samples, script_of
 
 from scorer import msa
 from scorer.score import score
@@ -61,6 +61,8 @@ def test_the_gate_falls_linearly_between_its_ends() -> None:
 
 
 def test_no_honest_case_of_the_rounds_is_gated() -> None:
+    """Genuine, harmless and imperfect poems, and wrong forms that are not MSA: the gate is MSA's."""
+    msa_poems = {c["id"] for c in rounds() if c["tier"] == "wrong_form" and "msa" in c.get("category", "")}
     honest = round_cases("genuine", "harmless", "imperfect", "wrong_form")
     gated = [n for n, t, r in honest if script_of(r) == "arabic" and msa.case_gate(t) < 1.0]
-    assert gated == []
+    assert set(gated) <= msa_poems, sorted(set(gated) - msa_poems)

@@ -272,6 +272,15 @@ def test_reported_speech_opening_with_and_is_the_poem() -> None:
     assert score("\n".join(said), AZ).subscores["frame"] == 1.0
 
 
+@pytest.mark.parametrize("lead", ["وهاذي الملزومة اللي طلبتها: ", "ويا اللي تقيّم: ", "w hedhi el malzouma: "])
+def test_and_opening_the_first_line_joins_nothing(lead: str) -> None:
+    """On the poem's first line there is no sentence before it for "and" to join: its words and a
+    colon are a label, an intro (round 33), and hold the reward at or under 0."""
+    for poem, refs in ((POEM, AR), (LATIN, AZ)):
+        got = score(lead + poem, refs)
+        assert got.subscores["frame"] < 1.0 and got.reward <= 0.0, (lead, got)
+
+
 @pytest.mark.parametrize(
     "title", ["يا سيدي بوسعيد يا زرقة البحر والأحلام", "Sidi Bou Said ya zarga w ya bled"]
 )
