@@ -311,10 +311,8 @@ def _lexicon_factor(r: Reading) -> float:
             unknown += 1
         content += 1
     content += LEXICON_PRIOR_WORDS
-    level = min(
-        ramp(unknown / content, *LEXICON_RAMP[r.script]),
-        ramp((unknown + unattested) / content, *ATTESTED_RAMP[r.script]),
-    )
+    level = ramp(unknown / content, *LEXICON_RAMP[r.script])
+    level = min(level, ramp((unknown + unattested) / content, *ATTESTED_RAMP[r.script]))
     return LEXICON_FLOOR + (1.0 - LEXICON_FLOOR) * level
 
 

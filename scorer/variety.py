@@ -81,18 +81,15 @@ FIRST_PERSON_WEIGHT = 1.0
 any letter but a: ena nel3eb, ana n7lem, not the participles nayem, nazel): the Maghrebi first person
 singular; in MSA and the Mashriq ``n-`` is "we" (انا أحلم, انا بحلم). Tunisian or Moroccan."""
 FOREIGN_DOSE: dict[str, tuple[float, float]] = {"arabic": (1.0, 2.0), "arabizi": (2.0, 3.0)}
-"""Evidence of another variety is not cancelled by Derja evidence (برشا, توّا swapped into an Egyptian
-poem). Per script (free, zero): the weight of one other dialect's markers that Tunisian does not
-share, each word once, costs nothing up to ``free`` and takes ``foreign_gate`` to 0 at ``zero``.
-Arabizi's free spelling meets other dialects' words more often, hence its higher dose (docs/scorer.md,
-"Foreign evidence")."""
+"""Another variety's evidence is not cancelled by Derja's (برشا, توّا in an Egyptian poem): per script,
+the weight of one other dialect's markers Tunisian does not share, each word once, free up to the
+first, ``foreign_gate`` 0 from the second (Arabizi's spelling meets other dialects' words more often)."""
 FOREIGN_EXEMPT = frozenset({DERJA, "msa", "french", "english"})
 """Varieties whose markers FOREIGN_DOSE does not count (they still weigh in the Derja share): MSA,
 whose particles Derja poetry borrows (اذا, ربما, قد), and French and English, which Tunisians switch
 into mid-line (mon amour)."""
 MSA_DOSE: dict[str, tuple[float, float]] = {"arabic": (1.0, 2.0), "arabizi": (1.0, 2.0)}
-"""MSA's own evidence (``scorer.msa``), each distinct form once, is not cancelled by Derja markers
-either: (free, zero) as FOREIGN_DOSE, the gate the smaller of the two."""
+"""MSA's own evidence (``scorer.msa``), each form once, likewise (free, zero); the gate the smaller."""
 PRONOUN_I: dict[str, frozenset[str]] = {
     "arabic": frozenset({"انا", "وانا", "فانا"}),
     "arabizi": frozenset({"ana", "ena", "eni", "wana", "wena"}),
@@ -115,6 +112,10 @@ CLOSE = 0.3
 own, or comes from markers alone: a two-line text's votes are a few tenths."""
 READ_MIN = 0.5
 """A text with no marker is ``unknown`` unless the classifier's votes reach this (times READ_WEIGHT)."""
+PROVEN_SHARE = 0.6
+"""The classifier's Tunisian reading proves a text Derja from this share of the other readings
+together: its Maghrebi neighbours share most of a Tunisian poem's words, so its vote splits
+(docs/scorer.md, "Varieties", for the figures on both sides)."""
 
 
 Hit = tuple[Vote, str]
@@ -132,7 +133,7 @@ class Variety(NamedTuple):
     0.5 when nothing was found or on a tie, above 0.5 exactly when Tunisian leads."""
     counts: dict[str, float]
     """Marker and classifier weight per variety. Tunisian's holds the classifier's Tunisian vote only
-    when it outweighs every other variety's together: ``scorer.score`` treats a text with no Tunisian
+    from PROVEN_SHARE of every other variety's together: ``scorer.score`` treats a text with no Tunisian
     weight at all as unproven, and one the classifier reads as Derja is proven."""
     markers: tuple[str, ...]
     """Up to MAX_MARKERS markers found, ``word:variety`` (``a+b`` when shared), for the reason."""
@@ -301,7 +302,7 @@ def _verdict(
             if v not in read and counts[v] > 0.0:
                 counts[v] += read[DERJA]
     unproven = 0.0  # the Tunisian reading left out of the counts returned (see Variety.counts)
-    if read and read[DERJA] < sum(read.values()) - read[DERJA]:
+    if read and read[DERJA] < PROVEN_SHARE * (sum(read.values()) - read[DERJA]):
         unproven = read[DERJA]
     free, zero = MSA_DOSE[script]
     msa_gate = min(1.0, max(0.0, (zero - msa) / (zero - free)))

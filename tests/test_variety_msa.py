@@ -76,6 +76,7 @@ ELATIVE_MISSES = {
     "r28-012",
     "r28-019",
     "r30-018",
+    "r34-004",
 }
 """Round 18's genuine mukhammas r18-010 writes the elative أسرع (faster), which `msa.first_person_verbs`
 reads as MSA's first person (I hurry): a Derja word read as MSA's, for the variety classifier that sees
@@ -86,7 +87,9 @@ recite): one word, the first of the dose, so it pays 1.0; r23-130 is the same po
 27's genuine mugef r27-015 writes يعاون (helps), whose root ends in ن, so the -ūn rule reads it as
 MSA's plural imperfect: one word, the first of the dose (r27-248 is the same poem with a flaw). Round
 28's genuine r28-012 and r28-019 write أمري (my affair), read as MSA's first person أ + مري: one word,
-the first. Round 30's genuine r30-018 writes تعاون (she helps), read as r27-015's يعاون is."""
+the first. Round 30's genuine r30-018 writes تعاون (she helps), read as r27-015's يعاون is. Round 34's
+genuine r34-004 writes يصعد (rises) of incense, MSA's word where Derja mostly says يطلع: one word, the
+first of the dose, so it pays in full."""
 
 
 def test_no_honest_poem_of_the_rounds_carries_a_free_dose() -> None:
