@@ -156,7 +156,8 @@ GLUED_MISS = (
     "20's r20-008 1.0 -> 0.77, and a mugef r20-023 0.83 -> -0.89; round 22's muthallath of three "
     "stanzas r22-021 0.97 -> -0.71; round 24's muthallath r24-010 1.0 -> -0.54, its glued stanza also past "
     "the form's size with lines off every rhyme; round 26's muthallaths r26-025, -027, -044 the same, "
-    "-0.45 to -0.49, and round 30's r30-034, 0.95 -> -0.51)"
+    "-0.45 to -0.49, and round 30's r30-034, 0.95 -> -0.51; round 32's Arabizi muthallath r32-033 0.96 "
+    "-> 0.11 and round 34's mugef r34-032 0.99 -> -0.51, paid since PROVEN_SHARE)"
 )
 TWO_PARTS_MISSES = {
     "r16-110": SPACE_CUT_MISS,
@@ -172,6 +173,8 @@ TWO_PARTS_MISSES = {
     "r26-044": GLUED_MISS,
     "r30-034": GLUED_MISS,
     "r32-017": GLUED_MISS,
+    "r32-033": GLUED_MISS,
+    "r34-032": GLUED_MISS,
     "r32-032": BLOCK_MISS,
     "r32-034": "a line of 19 letters (el bambalouni s5oun) cut from the next at a part boundary with no line "
     "break: under LINE_SHARE of the poem's median line, the boundary reads as a stream cut inside a line "
