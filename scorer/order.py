@@ -446,13 +446,13 @@ def _units(words: list[str], arabic: bool) -> list[str]:
 
 def list_gate(lines: list[list[str]], script: str) -> float:
     """The multiplier of the list gate: the share of lines (hemistichs of MIN_WORDS words or more)
-    that are enumerations, "X and Y and Z and W" (الخبز والزيت والملح والحليب, months, towns), mapped
-    by LIST_RAMP. The glue gate counts the و-/w- prefix as glue, which it is in a sentence; a chain
-    of "and" + noun with nothing else is an inventory, not a line of verse (a list of nouns, towns
-    or groceries that keeps the form would otherwise score up to 1.0). O(words)."""
+    that are enumerations, "X and Y and Z" (الخبز والزيت والملح, months, towns) or calls and nothing
+    else, "O X, O Y" (يا الليل يا الزين), by LIST_RAMP. The glue gate counts و-/w- and يا as glue, as
+    in a sentence; a chain of "and" or "O" + noun with nothing else is an inventory, not verse (nouns,
+    towns or rhyme words that keep the form would otherwise score up to 1.0). O(words)."""
     arabic = script == "arabic"
     verdicts = _AND_NOUNS[arabic]
-    and_letter = "و" if arabic else "w"
+    and_letter, voc = ("و", "يا") if arabic else ("w", "ya")
     judged = listed = 0
     for words in lines:
         units = _units(words, arabic)
@@ -466,7 +466,8 @@ def list_gate(lines: list[list[str]], script: str) -> float:
             # only a unit led by "and" can be one (the verdict, a shape, is asked once per word)
             if u[0] == and_letter and verdicts[u]:
                 ands += 1
-        if ands >= 2 and ands >= LIST_AND_SHARE * (n - 1):
+        calls = sum(units[i - 1] == voc != units[i] for i in range(1, n))
+        if (ands >= 2 and ands >= LIST_AND_SHARE * (n - 1)) or 2 * calls == n:
             listed += 1
     full, zero = LIST_RAMP
     share = listed / (judged + LIST_PRIOR_LINES)

@@ -1,6 +1,7 @@
 """The list gate (scorer/order.py ``list_gate``, docs/scorer.md "Word order"): an inventory of nouns
-joined by "and" laid out in a form is no poem, however well its ends rhyme; a genuine poem's
-enumerations, and "and" joining verbs, pay nothing."""
+joined by "and", or of calls ("O X, O Y"), laid out in a form is no poem, however well its ends
+rhyme; a genuine poem's enumerations, its calls with their complements, and "and" joining verbs,
+pay nothing."""
 
 from __future__ import annotations
 
@@ -93,9 +94,13 @@ def test_the_ramp_reads_the_share_of_list_lines_with_its_prior() -> None:
         ("khobz wel zit wel mel7 wel 7lib", "arabizi", True),
         ("w nemchi w nji w nghanni w n7ki", "arabizi", False),
         ("w erramla safra w 3alia tlou7", "arabizi", False),
+        ("يا الليل يا الزين", "arabic", True),  # calls and nothing else (round 35)
+        ("ya dar ya nhar", "arabizi", True),
+        ("يا زيتونة يا عزّ البلاد", "arabic", False),  # a call with its complement: an opening
+        ("ya lil ya 3in nestanna fik", "arabizi", False),
     ],
 )
-def test_a_line_is_a_list_when_and_joins_nouns_only(line: str, script: str, is_list: bool) -> None:
+def test_a_line_is_a_list_when_and_or_o_joins_nouns_only(line: str, script: str, is_list: bool) -> None:
     """Eight lines of the same line: a list closes the gate, a sentence leaves it open."""
     got = list_gate([line.split()] * 8, script)
     assert (got == 0.0) if is_list else (got == 1.0), (line, got)
@@ -113,3 +118,12 @@ def test_an_inventory_in_a_form_scores_at_most_zero() -> None:
     got = score({"parts": [{"text": text}]}, {"form": "muthallath", "script": "arabic", "stanzas": "3"})
     assert got.reward <= 0.0, got
     assert got.subscores["list"] == 0.0, got
+
+
+def test_a_qasida_of_calls_to_its_rhyme_words_scores_at_most_zero() -> None:
+    """Round 35's r35-188: every half-line "O X, O Y" on the two rhymes, 1.0 before calls counted."""
+    firsts = ["الزين", "الحنين", "السنين", "العين", "الياسمين", "المسكين", "البنين", "الطين"]
+    seconds = ["النهار", "الأسرار", "الأشجار", "الأخبار", "البحار", "الغبار", "الأمطار", "المشوار"]
+    text = "\n".join(f"يا الليل يا {a} ** يا الدار يا {b}" for a, b in zip(firsts, seconds, strict=True))
+    got = score(text, {"form": "gsim", "script": "arabic", "stanzas": "8"})
+    assert got.reward <= 0.0 and got.subscores["list"] == 0.0, got

@@ -262,6 +262,8 @@ MALZUMA_MISSES = {
     "0.84, main 0.85): 0.79 as a mugef, as it pays 0.78 as the malzuma it was written as",
     "r29-006": "its stanza rhymes come back (distinct 0.76) and are near one another (stanza 0.82): it "
     "pays 0.80 as the malzuma it was written as, under 0.8 as a mugef",
+    "r35-007": "its stanza rhymes are loose (stanza and contrast 0.75) and without its opening bayt the "
+    "class bigram model reads its order at z 0.66 (order 0.66): 0.21 as a mugef, 0.84 as the malzuma",
 }
 
 
