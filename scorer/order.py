@@ -466,7 +466,7 @@ def list_gate(lines: list[list[str]], script: str) -> float:
             # only a unit led by "and" can be one (the verdict, a shape, is asked once per word)
             if u[0] == and_letter and verdicts[u]:
                 ands += 1
-        calls = sum(units[i - 1] == voc != units[i] for i in range(1, n))
+        calls = sum(units[i - 1] == voc != units[i] for i in range(1, n)) if voc in units else 0
         if (ands >= 2 and ands >= LIST_AND_SHARE * (n - 1)) or 2 * calls == n:
             listed += 1
     full, zero = LIST_RAMP
