@@ -12,6 +12,7 @@ from corpus import rounds
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from bench.bench_lexicon import invented_arabizi
 from scorer.arabic import arabizi_fold
 from scorer.lexicon import ARABIC, ARABIC_COMMON, is_attested_arabic, is_attested_arabizi, is_word
 from scorer.score import _FUNCTION_WORDS, LEXICON_FLOOR, _language_gate, _rhyme_list, score
@@ -142,25 +143,20 @@ def test_an_invented_content_word_in_every_line_holds_the_reward_at_or_under_zer
 
 def _rare_constructions(arabizi: bool, n: int, seed: int) -> list[str]:
     """Invented words in Derja's shapes the lexicon takes for words without attesting them
-    (`is_word` but not `is_attested_*`): Derja's prefixes and suffixes around a rare listed stem
-    (Arabic script) or a made-up stem with a digit (Arabizi), as rounds 25 and 31 wrote them."""
-    rng = random.Random(seed)
+    (`is_word` but not `is_attested_*`), as rounds 25 and 31 wrote them: in Arabizi, the benchmark's
+    made-up stems with a digit (`invented_arabizi`); in Arabic script, Derja's prefixes and suffixes
+    around a rare listed stem."""
     if arabizi:
-        heads, tails, attested = (
-            ("n", "y", "t", "w", "el", "b", ""),
-            ("a", "ou", "ha", "et", ""),
-            is_attested_arabizi,
-        )
-        stems = [
-            "".join(rng.choice(c) for c in ("bdfklmnrst3579", "aeiou", "bdfklmnrst3579")) for _ in range(4000)
-        ]
-    else:
-        heads, tails, attested = ("ت", "ي", "ن", "و", "ال", ""), ("و", "ش", "ها", ""), is_attested_arabic
-        stems = sorted(w for w in ARABIC - ARABIC_COMMON if len(w) == 3)
+        made = invented_arabizi(seed=seed)
+        keep = [w for w in made if is_word(w, True) and not is_attested_arabizi(w) and not _FUNCTION_WORDS[w]]
+        return sorted(set(keep))[:n]
+    rng = random.Random(seed)
+    heads, tails = ("ت", "ي", "ن", "و", "ال", ""), ("و", "ش", "ها", "")
+    stems = sorted(w for w in ARABIC - ARABIC_COMMON if len(w) == 3)
     out: set[str] = set()
     while len(out) < n:
         w = rng.choice(heads) + rng.choice(stems) + rng.choice(tails)
-        if is_word(w, arabizi) and not attested(w) and not _FUNCTION_WORDS[w]:
+        if is_word(w, False) and not is_attested_arabic(w) and not _FUNCTION_WORDS[w]:
             out.add(w)
     return sorted(out)
 
